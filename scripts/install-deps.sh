@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs what hotkernel's build, example and tests need on Debian 12, idempotently:
+# a second run installs nothing. Parts: build, python (Debian's torch 1.13), torch2 (a venv
+# with a current torch, triton and cuobjdump from PyPI), node (the MCP test client), fuzz (clang).
+# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [fuzz]   (default: all)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node fuzz)
+want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+
+TORCH2_VENV=${HOTKERNEL_TORCH2_VENV:-/opt/hotkernel-dev/torch2}
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+
+apt_pkgs=()
+want build && apt_pkgs+=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev
+                         libgtest-dev libgmock-dev libboost-dev libssl-dev python3 python3-pytest)
+want python && apt_pkgs+=(python3-torch python3-numpy python3-pytest)
+want torch2 && apt_pkgs+=(python3-venv binutils)
+want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
+want fuzz && apt_pkgs+=(clang libclang-rt-14-dev)
+
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: apt-get install ${missing[*]}" >&2
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if want torch2; then
+  if ! "$TORCH2_VENV/bin/python" -c "import torch, triton" 2>/dev/null; then
+    echo "install-deps: creating $TORCH2_VENV (torch, triton, cuobjdump from PyPI; a few GB)" >&2
+    $SUDO mkdir -p "$(dirname "$TORCH2_VENV")"
+    $SUDO /usr/bin/python3 -m venv "$TORCH2_VENV"
+    $SUDO "$TORCH2_VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-torch2.txt
+  fi
+fi
+
+if want node; then
+  if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
+    echo "install-deps: npm ci in tests/mcp" >&2
+    (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi

@@ -1,0 +1,201 @@
+#include "cli/cli.h"
+
+#include <unistd.h>
+
+#include <deque>
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "cli/docs.h"
+#include "mcp/server.h"
+#include "registry/tool.h"
+#include "render/render.h"
+#include "util/strings.h"
+#include "version.h"
+
+namespace hotkernel {
+namespace {
+
+/// Per-parameter storage for CLI11 to fill; converted to the JSON arguments MCP would send.
+struct flag_value {
+    const param_spec* param = nullptr;
+    CLI::Option* option = nullptr;
+    std::string text;
+    std::vector<std::string> list;
+    bool flag = false;
+};
+
+std::string first_sentence(const std::string& s) {
+    auto pos = s.find(". ");
+    return pos == std::string::npos ? s : s.substr(0, pos + 1);
+}
+
+std::string option_help(const param_spec& p) {
+    std::string h = p.description;
+    if (!p.choices.empty()) h += fmt::format(" [{}]", fmt::join(p.choices, "|"));
+    if (!p.default_value.is_null() && p.type != param_type::boolean)
+        h += fmt::format(" (default: {})", p.default_value.is_string() ? p.default_value.get<std::string>() : dump_line(p.default_value));
+    return h;
+}
+
+/// Turns what CLI11 collected into the tool's JSON arguments; numbers are parsed here so
+/// a bad number gets the same kind of message as through MCP.
+json collect_args(const tool_spec& tool, const std::deque<flag_value>& values) {
+    json args = json::object();
+    for (const auto& v : values) {
+        const param_spec& p = *v.param;
+        if (v.option->count() == 0) continue;
+        switch (p.type) {
+            case param_type::string: args[p.name] = v.text; break;
+            case param_type::string_array: {
+                json arr = json::array();
+                for (const auto& item : v.list)
+                    for (const auto& part : split(item, ','))
+                        if (!trim(part).empty()) arr.push_back(trim(part));
+                args[p.name] = arr;
+                break;
+            }
+            case param_type::boolean: args[p.name] = v.flag; break;
+            case param_type::integer:
+            case param_type::number: {
+                const std::string t = trim(v.text);
+                try {
+                    std::size_t used = 0;
+                    if (p.type == param_type::integer) {
+                        long long n = std::stoll(t, &used, 0);
+                        if (used != t.size()) throw std::invalid_argument(t);
+                        args[p.name] = n;
+                    } else {
+                        double d = std::stod(t, &used);
+                        if (used != t.size()) throw std::invalid_argument(t);
+                        args[p.name] = d;
+                    }
+                } catch (const std::exception&) {
+                    throw usage_error(fmt::format("{}: --{} expects {}, got '{}'", to_kebab(tool.name), to_kebab(p.name),
+                                                  p.type == param_type::integer ? "an integer" : "a number", v.text));
+                }
+                break;
+            }
+        }
+    }
+    return args;
+}
+
+void draw_progress(const std::string& tool, double done, double total, const std::string& msg) {
+    static bool tty = ::isatty(2) != 0;
+    if (!tty) return;
+    if (total > 0) std::cerr << fmt::format("\r\033[K[{}] {:.0f}/{:.0f} {}", tool, done, total, msg) << std::flush;
+    else std::cerr << fmt::format("\r\033[K[{}] {}", tool, msg) << std::flush;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+    CLI::App app{"hotkernel: the measuring loop for making a GPU kernel faster.\n"
+                 "Every tool prints a readable result, or one JSON object with --json.\n"
+                 "`hotkernel mcp` serves the same tools to an agent over stdio (MCP)."};
+    app.name("hotkernel");
+    app.set_version_flag("--version", std::string("hotkernel ") + HOTKERNEL_VERSION);
+    app.fallthrough(true);
+    app.require_subcommand(0, 1);
+
+    bool as_json = false;
+    std::string python;
+    app.add_flag("--json", as_json, "Print the result as one JSON object (the same object MCP returns)");
+    app.add_option("--python", python,
+                   "The Python interpreter that runs your kernels (default: $HOTKERNEL_PYTHON, else python3 on PATH)");
+
+    auto* mcp = app.add_subcommand("mcp", "Serve every tool over MCP on stdin/stdout (newline-delimited JSON-RPC)");
+    auto* docs = app.add_subcommand("docs", "Print docs/tools.md, generated from the tool registry");
+    docs->group("");  // hidden: used by scripts/generate-docs and the docs check
+    auto* list = app.add_subcommand("list-tools", "Print the MCP tools/list result as JSON");
+    list->group("");
+
+    std::deque<flag_value> values;  // deque: CLI11 keeps pointers into it
+    std::map<CLI::App*, const tool_spec*> tool_of;
+    for (const auto& tool : all_tools()) {
+        auto* sub = app.add_subcommand(to_kebab(tool.name), first_sentence(tool.description));
+        sub->footer("\n" + tool.description);
+        tool_of[sub] = &tool;
+        for (const auto& p : tool.params) {
+            values.push_back(flag_value{.param = &p});
+            auto& v = values.back();
+            const std::string flag = "--" + to_kebab(p.name);
+            const std::string help = option_help(p);
+            switch (p.type) {
+                case param_type::boolean:
+                    v.option = sub->add_flag(flag + ",!--no-" + to_kebab(p.name), v.flag, help);
+                    break;
+                case param_type::string_array:
+                    v.option = sub->add_option(p.positional ? p.name : flag, v.list, help + " (repeat or comma-separate)");
+                    break;
+                default:
+                    v.option = sub->add_option(p.positional ? p.name + "," + flag : flag, v.text, help);
+                    break;
+            }
+        }
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::Success& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "hotkernel: error: " << e.what() << "\n(run 'hotkernel --help' or 'hotkernel <tool> --help')\n";
+        return static_cast<int>(exit_status::usage);
+    }
+
+    if (mcp->parsed()) {
+        mcp_options opts;
+        opts.python = python;
+        return run_mcp_server(std::cin, std::cout, opts);
+    }
+    if (docs->parsed()) {
+        std::cout << tools_markdown();
+        return 0;
+    }
+    if (list->parsed()) {
+        json tools = json::array();
+        for (const auto& t : all_tools()) tools.push_back(tool_listing(t));
+        std::cout << dump_pretty(json{{"tools", tools}}) << "\n";
+        return 0;
+    }
+
+    const tool_spec* tool = nullptr;
+    for (auto& [sub, t] : tool_of)
+        if (sub->parsed()) tool = t;
+    if (tool == nullptr) {
+        std::cout << app.help();
+        return 0;
+    }
+
+    posix_runner runner;
+    tool_context ctx;
+    ctx.runner = &runner;
+    ctx.python = python;
+    ctx.progress = [name = to_kebab(tool->name)](double done, double total, const std::string& msg) { draw_progress(name, done, total, msg); };
+    ctx.log = [](const std::string& line) { std::cerr << line << "\n"; };
+    try {
+        json result = call_tool(*tool, collect_args(*tool, values), ctx);
+        draw_progress("", 0, 0, "");
+        if (::isatty(2)) std::cerr << "\r\033[K" << std::flush;
+        if (as_json) std::cout << dump_pretty(result) << "\n";
+        else std::cout << (tool->render ? tool->render(result) : render_text(result));
+        return 0;
+    } catch (const usage_error& e) {
+        std::cerr << "hotkernel: error: " << e.what() << "\n";
+        return static_cast<int>(exit_status::usage);
+    } catch (const tool_error& e) {
+        std::cerr << "hotkernel: error: " << e.what() << "\n";
+        return static_cast<int>(exit_status::tool_failed);
+    }
+}
+
+}  // namespace hotkernel

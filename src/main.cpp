@@ -1,0 +1,16 @@
+// hotkernel: one binary, ten tools, served as a CLI and as an MCP server over stdio.
+#include <exception>
+#include <iostream>
+
+#include "cli/cli.h"
+#include "util/errors.h"
+
+int main(int argc, char** argv) {
+    try {
+        return hotkernel::run_cli(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "hotkernel: internal error: " << e.what()
+                  << "\nThis is a bug in hotkernel; please report it with the command you ran.\n";
+        return static_cast<int>(hotkernel::exit_status::internal);
+    }
+}

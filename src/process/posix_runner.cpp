@@ -1,0 +1,316 @@
+// The only code in hotkernel that spawns, waits for or kills processes.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "process/runner.h"
+#include "util/strings.h"
+
+extern char** environ;
+
+namespace hotkernel {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+/// Appends to a buffer that keeps only the last `limit` bytes.
+void append_bounded(std::string& buf, const char* data, std::size_t n, std::size_t limit, bool& truncated) {
+    buf.append(data, n);
+    if (buf.size() > limit + limit / 2) {  // trim in chunks, not per read
+        buf.erase(0, buf.size() - limit);
+        truncated = true;
+    }
+}
+
+std::vector<std::string> build_env(const process_spec& spec, int channel_fd) {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string kv(*e);
+        auto eq = kv.find('=');
+        if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    for (const auto& k : spec.env_unset) env.erase(k);
+    for (const auto& [k, v] : spec.env_set) env[k] = v;
+    if (channel_fd >= 0) env[spec.result_fd_env] = std::to_string(channel_fd);
+    std::vector<std::string> out;
+    out.reserve(env.size());
+    for (auto& [k, v] : env) out.push_back(k + "=" + v);
+    return out;
+}
+
+const char* signal_name(int sig) {
+    switch (sig) {
+        case SIGKILL: return "SIGKILL";
+        case SIGTERM: return "SIGTERM";
+        case SIGSEGV: return "SIGSEGV";
+        case SIGABRT: return "SIGABRT";
+        case SIGBUS: return "SIGBUS";
+        case SIGFPE: return "SIGFPE";
+        case SIGILL: return "SIGILL";
+        case SIGINT: return "SIGINT";
+        case SIGPIPE: return "SIGPIPE";
+        default: return "signal";
+    }
+}
+
+}  // namespace
+
+std::string process_result::describe(double timeout_s) const {
+    if (spawn_failed) return "could not be started: " + spawn_error;
+    if (cancelled) return "was cancelled";
+    if (timed_out) {
+        return timeout_s > 0 ? "timed out after " + std::to_string(static_cast<long>(timeout_s)) + " s and was killed"
+                             : "timed out and was killed";
+    }
+    if (term_signal != 0) return "was killed by signal " + std::to_string(term_signal) + " (" + signal_name(term_signal) + ")";
+    return "exited with status " + std::to_string(exit_code);
+}
+
+std::filesystem::path find_executable(const std::string& name) {
+    namespace fs = std::filesystem;
+    if (name.empty()) return {};
+    if (name.find('/') != std::string::npos) {
+        std::error_code ec;
+        if (fs::exists(name, ec) && ::access(name.c_str(), X_OK) == 0 && !fs::is_directory(name, ec)) return fs::path(name);
+        return {};
+    }
+    const char* path = std::getenv("PATH");
+    if (!path) return {};
+    for (const auto& dir : split(path, ':')) {
+        if (dir.empty()) continue;
+        fs::path p = fs::path(dir) / name;
+        std::error_code ec;
+        if (fs::exists(p, ec) && !fs::is_directory(p, ec) && ::access(p.c_str(), X_OK) == 0) return p;
+    }
+    return {};
+}
+
+process_result posix_runner::run(const process_spec& spec, const cancel_token& cancel) {
+    process_result res;
+    if (spec.argv.empty()) {
+        res.spawn_failed = true;
+        res.spawn_error = "empty command";
+        return res;
+    }
+    auto exe = find_executable(spec.argv[0]);
+    if (exe.empty()) {
+        res.spawn_failed = true;
+        res.spawn_error = "'" + spec.argv[0] + "' was not found on PATH or is not executable";
+        return res;
+    }
+
+    int out_pipe[2], err_pipe[2], in_pipe[2], chan_pipe[2] = {-1, -1};
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(in_pipe, O_CLOEXEC) != 0) {
+        res.spawn_failed = true;
+        res.spawn_error = std::string("pipe: ") + std::strerror(errno);
+        return res;
+    }
+    if (spec.result_channel && ::pipe2(chan_pipe, O_CLOEXEC) != 0) {
+        res.spawn_failed = true;
+        res.spawn_error = std::string("pipe: ") + std::strerror(errno);
+        return res;
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+    // The result channel keeps its own number in the child: dup2 onto itself clears
+    // FD_CLOEXEC (POSIX 2024 / glibc >= 2.35 behaviour), so only this one pipe is inherited.
+    const int child_chan_fd = spec.result_channel ? chan_pipe[1] : -1;
+    if (spec.result_channel) posix_spawn_file_actions_adddup2(&fa, chan_pipe[1], chan_pipe[1]);
+    if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
+
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t default_sigs;
+    sigemptyset(&default_sigs);
+    sigaddset(&default_sigs, SIGPIPE);
+    sigaddset(&default_sigs, SIGINT);
+    sigaddset(&default_sigs, SIGTERM);
+    sigset_t no_mask;
+    sigemptyset(&no_mask);
+    posix_spawnattr_setsigdefault(&attr, &default_sigs);
+    posix_spawnattr_setsigmask(&attr, &no_mask);
+    posix_spawnattr_setpgroup(&attr, 0);  // its own group, so the timeout kills grandchildren too
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+    std::vector<std::string> argv_s = spec.argv;
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    auto env_s = build_env(spec, child_chan_fd);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    const auto start = clock_type::now();
+    pid_t pid = -1;
+    int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    ::close(in_pipe[0]);
+    if (spec.result_channel) ::close(chan_pipe[1]);
+    if (rc != 0) {
+        ::close(out_pipe[0]);
+        ::close(err_pipe[0]);
+        ::close(in_pipe[1]);
+        if (spec.result_channel) ::close(chan_pipe[0]);
+        res.spawn_failed = true;
+        res.spawn_error = "'" + exe.string() + "': " + std::strerror(rc);
+        return res;
+    }
+
+    // Feed stdin from a thread so a child that does not read it cannot block us.
+    std::thread stdin_writer([fd = in_pipe[1], data = spec.stdin_data]() {
+        std::size_t off = 0;
+        signal(SIGPIPE, SIG_IGN);
+        while (off < data.size()) {
+            ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+            if (n <= 0) break;
+            off += static_cast<std::size_t>(n);
+        }
+        ::close(fd);
+    });
+
+    struct stream {
+        int fd;
+        std::string* buf;
+        bool* truncated;
+    };
+    std::vector<stream> streams = {{out_pipe[0], &res.stdout_text, &res.stdout_truncated},
+                                   {err_pipe[0], &res.stderr_text, &res.stderr_truncated}};
+    bool chan_trunc = false;
+    if (spec.result_channel) streams.push_back({chan_pipe[0], &res.channel_text, &chan_trunc});
+
+    const bool has_timeout = spec.timeout_s > 0;
+    const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(has_timeout ? spec.timeout_s : 0));
+    std::optional<clock_type::time_point> kill_at;  // SIGKILL after the grace period
+    bool exited = false;
+    int status = 0;
+    char buf[65536];
+    int drain_rounds = 0;  // polls spent draining after the child exited
+
+    auto terminate_group = [&](bool hard) {
+        ::kill(-pid, hard ? SIGKILL : SIGTERM);
+        if (!hard) kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(spec.kill_grace_s));
+    };
+
+    while (true) {
+        std::vector<pollfd> pfds;
+        for (auto& s : streams)
+            if (s.fd >= 0) pfds.push_back({s.fd, POLLIN, 0});
+        if (pfds.empty() && exited) break;
+
+        int wait_ms = 50;
+        ::poll(pfds.data(), pfds.size(), pfds.empty() ? 0 : wait_ms);
+        if (pfds.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+        for (auto& p : pfds) {
+            if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            for (auto& s : streams) {
+                if (s.fd != p.fd) continue;
+                ssize_t n = ::read(s.fd, buf, sizeof buf);
+                if (n > 0) {
+                    append_bounded(*s.buf, buf, static_cast<std::size_t>(n), spec.max_capture_bytes, *s.truncated);
+                } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                    ::close(s.fd);
+                    s.fd = -1;
+                }
+            }
+        }
+        if (!exited) {
+            pid_t w = ::waitpid(pid, &status, WNOHANG);
+            if (w == pid) {
+                exited = true;
+                // The leader is gone; anything left in its group (a daemonised grandchild holding
+                // our pipes open) is killed so we never wait on it.
+                ::kill(-pid, SIGKILL);
+            }
+        }
+        const auto now = clock_type::now();
+        if (!exited && !res.timed_out && !res.cancelled) {
+            if (has_timeout && now >= deadline) {
+                res.timed_out = true;
+                terminate_group(false);
+            } else if (cancel.cancelled()) {
+                res.cancelled = true;
+                terminate_group(false);
+            }
+        }
+        if (kill_at && now >= *kill_at) {
+            ::kill(-pid, SIGKILL);
+            kill_at.reset();
+        }
+        if (exited) {
+            // Drain what is already buffered, but do not wait on pipes held by stray processes.
+            bool any_open = false;
+            for (auto& s : streams) any_open |= s.fd >= 0;
+            if (!any_open) break;
+            if (++drain_rounds > 40) break;  // about 2 s after exit
+        }
+    }
+    for (auto& s : streams)
+        if (s.fd >= 0) ::close(s.fd);
+    stdin_writer.join();
+    res.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
+    if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) res.term_signal = WTERMSIG(status);
+    if (res.timed_out || res.cancelled) res.term_signal = 0;
+    if (res.stdout_text.size() > spec.max_capture_bytes) res.stdout_text.erase(0, res.stdout_text.size() - spec.max_capture_bytes);
+    if (res.stderr_text.size() > spec.max_capture_bytes) res.stderr_text.erase(0, res.stderr_text.size() - spec.max_capture_bytes);
+    return res;
+}
+
+// ---- asynchronous form --------------------------------------------------------------
+
+struct process_runner::job {
+    cancel_token cancel;
+    std::future<process_result> future;
+};
+
+process_runner::job_id process_runner::submit(process_spec spec) {
+    auto j = std::make_shared<job>();
+    auto token = j->cancel;
+    j->future = std::async(std::launch::async, [this, spec = std::move(spec), token]() { return run(spec, token); });
+    const job_id id = m_next++;
+    m_jobs[id] = j;
+    return id;
+}
+
+bool process_runner::poll(job_id id) {
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) return true;
+    return it->second->future.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+void process_runner::cancel(job_id id) {
+    auto it = m_jobs.find(id);
+    if (it != m_jobs.end()) it->second->cancel.cancel();
+}
+
+process_result process_runner::result(job_id id) {
+    auto it = m_jobs.find(id);
+    if (it == m_jobs.end()) {
+        process_result r;
+        r.spawn_failed = true;
+        r.spawn_error = "unknown job";
+        return r;
+    }
+    auto j = it->second;
+    m_jobs.erase(it);
+    return j->future.get();
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,98 @@
+// The one interface to child processes. Everything that starts a program (the user's
+// interpreter, nvidia-smi, ncu, cuobjdump) goes through a process_runner, so that every
+// child has a timeout, dies with its whole process group, and has bounded output.
+// posix_runner is the real one; fake_runner replays scripted outcomes for tests.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hotkernel {
+
+/// Shared cancellation flag: MCP's notifications/cancelled sets it, runners poll it.
+class cancel_token {
+public:
+    cancel_token() : m_flag(std::make_shared<std::atomic<bool>>(false)) {}
+    void cancel() const { m_flag->store(true); }
+    [[nodiscard]] bool cancelled() const { return m_flag->load(); }
+
+private:
+    std::shared_ptr<std::atomic<bool>> m_flag;
+};
+
+struct process_spec {
+    std::vector<std::string> argv;                    ///< argv[0] is looked up on PATH
+    std::map<std::string, std::string> env_set;       ///< added to (or replacing in) the inherited env
+    std::vector<std::string> env_unset;               ///< removed from the inherited env
+    std::filesystem::path cwd;                        ///< empty: the current directory
+    double timeout_s = 600;                           ///< wall-clock limit [seconds]; <= 0: none
+    std::size_t max_capture_bytes = 8u << 20;         ///< per stream; the tail is kept
+    std::string stdin_data;                           ///< written then closed; empty: /dev/null
+    /// When true the child gets a private pipe whose write end is passed as an inherited fd;
+    /// its number is put in env var `result_fd_env`. What the child writes there comes back
+    /// in process_result::channel_text, apart from stdout.
+    bool result_channel = false;
+    std::string result_fd_env = "HOTKERNEL_RESULT_FD";
+    /// Seconds between SIGTERM to the group and SIGKILL.
+    double kill_grace_s = 2.0;
+};
+
+struct process_result {
+    int exit_code = -1;        ///< valid when term_signal == 0 and !timed_out
+    int term_signal = 0;       ///< signal that ended the child, 0 if it exited
+    bool timed_out = false;
+    bool cancelled = false;
+    bool spawn_failed = false; ///< the program could not be started (not found, not executable)
+    std::string spawn_error;
+    std::string stdout_text;
+    std::string stderr_text;
+    std::string channel_text;
+    bool stdout_truncated = false;  ///< only the last max_capture_bytes were kept
+    bool stderr_truncated = false;
+    double wall_s = 0;              ///< from spawn to reaping [seconds]
+
+    [[nodiscard]] bool ok() const { return !spawn_failed && !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
+    /// "exited with status 1", "killed by signal 11 (SIGSEGV)", "timed out after 30 s", …
+    [[nodiscard]] std::string describe(double timeout_s = 0) const;
+};
+
+class process_runner {
+public:
+    virtual ~process_runner() = default;
+    /// Runs to completion (or timeout, or cancellation). Never throws for a child's failure;
+    /// the result says what happened.
+    virtual process_result run(const process_spec& spec, const cancel_token& cancel) = 0;
+    process_result run(const process_spec& spec) { return run(spec, cancel_token{}); }
+
+    /// Asynchronous form over the same machinery: submit, poll, cancel, result. Kept here so a
+    /// later scheduler (several GPUs, Slurm) can sit behind this interface.
+    using job_id = std::size_t;
+    job_id submit(process_spec spec);
+    [[nodiscard]] bool poll(job_id id);           ///< true once the job has finished
+    void cancel(job_id id);
+    process_result result(job_id id);             ///< blocks until finished; one call per job
+
+private:
+    struct job;
+    std::map<job_id, std::shared_ptr<job>> m_jobs;
+    job_id m_next = 1;
+};
+
+/// The real runner: posix_spawn into a new process group, poll() on pipes, kill(-pgid).
+class posix_runner final : public process_runner {
+public:
+    using process_runner::run;
+    process_result run(const process_spec& spec, const cancel_token& cancel) override;
+};
+
+/// Finds an executable on PATH (or checks an explicit path). Empty when not found.
+std::filesystem::path find_executable(const std::string& name);
+
+}  // namespace hotkernel

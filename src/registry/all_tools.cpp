@@ -1,0 +1,22 @@
+// THE list of tools, in the order the docs and tools/list show them:
+// gpu_info, roofline, new, bench, verify, record, torch_profile, profile, top_kernels, disassemble.
+// Adding a tool: write src/tools/<name>.cpp defining `tool_spec <name>_tool()`, then add
+// one X(<name>) line here.
+#include "registry/tool.h"
+
+#define HOTKERNEL_TOOLS(X) \
+
+namespace hotkernel {
+
+#define HOTKERNEL_DECLARE(name) tool_spec name##_tool();
+HOTKERNEL_TOOLS(HOTKERNEL_DECLARE)
+#undef HOTKERNEL_DECLARE
+
+const std::vector<tool_spec>& all_tools() {
+#define HOTKERNEL_ENTRY(name) name##_tool(),
+    static const std::vector<tool_spec> tools = {HOTKERNEL_TOOLS(HOTKERNEL_ENTRY)};
+#undef HOTKERNEL_ENTRY
+    return tools;
+}
+
+}  // namespace hotkernel

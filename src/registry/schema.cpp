@@ -1,0 +1,155 @@
+// JSON Schema and the generic argument check, both generated from param_spec rows.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "registry/tool.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace {
+
+const char* type_name(param_type t) {
+    switch (t) {
+        case param_type::string: return "string";
+        case param_type::integer: return "integer";
+        case param_type::number: return "number";
+        case param_type::boolean: return "boolean";
+        case param_type::string_array: return "array";
+    }
+    return "string";
+}
+
+std::string describe_value(const json& v) {
+    std::string s = dump_line(v);
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+}
+
+}  // namespace
+
+json input_schema(const tool_spec& tool) {
+    json props = json::object();
+    json required = json::array();
+    for (const auto& p : tool.params) {
+        json prop = {{"type", type_name(p.type)}, {"description", p.description}};
+        if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}};
+        if (!p.choices.empty()) prop["enum"] = p.choices;
+        if (p.minimum) prop["minimum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
+        if (p.maximum) prop["maximum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.maximum)) : json(*p.maximum);
+        if (!p.default_value.is_null()) prop["default"] = p.default_value;
+        props[p.name] = prop;
+        if (p.required) required.push_back(p.name);
+    }
+    json schema = {{"type", "object"}, {"properties", props}};
+    if (!required.empty()) schema["required"] = required;
+    schema["additionalProperties"] = false;
+    return schema;
+}
+
+json tool_listing(const tool_spec& tool) {
+    json ann = {{"title", tool.title},
+                {"readOnlyHint", tool.annotations.read_only},
+                {"destructiveHint", tool.annotations.destructive},
+                {"idempotentHint", tool.annotations.idempotent},
+                {"openWorldHint", tool.annotations.open_world}};
+    json entry = {{"name", tool.name}, {"title", tool.title}, {"description", tool.description},
+                  {"inputSchema", input_schema(tool)}};
+    if (!tool.output_schema.is_null()) entry["outputSchema"] = tool.output_schema;
+    entry["annotations"] = ann;
+    return entry;
+}
+
+json validate_args(const tool_spec& tool, const json& args_in) {
+    if (!args_in.is_null() && !args_in.is_object())
+        throw usage_error(fmt::format("{}: arguments must be a JSON object, got {}", tool.name, describe_value(args_in)));
+    const json args = args_in.is_null() ? json::object() : args_in;
+    std::vector<std::string> names;
+    for (const auto& p : tool.params) names.push_back(p.name);
+
+    for (auto it = args.begin(); it != args.end(); ++it) {
+        bool known = false;
+        for (const auto& p : tool.params) known |= p.name == it.key() || p.name == to_snake(it.key());
+        if (!known) {
+            auto close = closest_matches(to_snake(it.key()), names);
+            std::string hint = close.empty() ? fmt::format("valid parameters: {}", fmt::join(names, ", "))
+                                             : fmt::format("did you mean '{}'?", close.front());
+            throw usage_error(fmt::format("{}: unknown parameter '{}'; {}", tool.name, it.key(), hint));
+        }
+    }
+
+    json out = json::object();
+    for (const auto& p : tool.params) {
+        const json* v = nullptr;
+        if (args.contains(p.name)) v = &args[p.name];
+        else if (args.contains(to_kebab(p.name))) v = &args[to_kebab(p.name)];
+        if (v == nullptr || v->is_null()) {
+            if (p.required)
+                throw usage_error(fmt::format("{}: missing required parameter '{}' ({})", tool.name, p.name, p.description));
+            if (!p.default_value.is_null()) out[p.name] = p.default_value;
+            continue;
+        }
+        const std::string where = fmt::format("{}: parameter '{}'", tool.name, p.name);
+        json val = *v;
+        switch (p.type) {
+            case param_type::string:
+                if (!val.is_string()) throw usage_error(fmt::format("{} must be a string, got {}", where, describe_value(val)));
+                break;
+            case param_type::boolean:
+                if (!val.is_boolean()) throw usage_error(fmt::format("{} must be true or false, got {}", where, describe_value(val)));
+                break;
+            case param_type::integer:
+                if (val.is_number_float() && std::floor(val.get<double>()) == val.get<double>())
+                    val = static_cast<long long>(val.get<double>());
+                if (!val.is_number_integer()) throw usage_error(fmt::format("{} must be an integer, got {}", where, describe_value(val)));
+                break;
+            case param_type::number:
+                if (!val.is_number()) throw usage_error(fmt::format("{} must be a number, got {}", where, describe_value(val)));
+                if (!std::isfinite(val.get<double>())) throw usage_error(fmt::format("{} must be finite", where));
+                break;
+            case param_type::string_array:
+                if (val.is_string()) {  // 'x,w_q,scales' is accepted as well as ["x","w_q","scales"]
+                    json arr = json::array();
+                    for (auto& part : split(val.get<std::string>(), ','))
+                        if (!trim(part).empty()) arr.push_back(trim(part));
+                    val = arr;
+                }
+                if (!val.is_array()) throw usage_error(fmt::format("{} must be a list of strings, got {}", where, describe_value(val)));
+                for (const auto& e : val)
+                    if (!e.is_string()) throw usage_error(fmt::format("{} must hold only strings, got {}", where, describe_value(e)));
+                break;
+        }
+        if ((p.type == param_type::integer || p.type == param_type::number)) {
+            const double d = val.get<double>();
+            if (p.minimum && d < *p.minimum)
+                throw usage_error(fmt::format("{} must be >= {}, got {}", where, *p.minimum, describe_value(val)));
+            if (p.maximum && d > *p.maximum)
+                throw usage_error(fmt::format("{} must be <= {}, got {}", where, *p.maximum, describe_value(val)));
+        }
+        if (!p.choices.empty() && p.type == param_type::string) {
+            const auto s = val.get<std::string>();
+            bool ok = false;
+            for (const auto& c : p.choices) ok |= c == s;
+            if (!ok) {
+                auto close = closest_matches(s, p.choices);
+                throw usage_error(fmt::format("{} must be one of {}, got '{}'{}", where, fmt::join(p.choices, ", "), s,
+                                              close.empty() ? "" : fmt::format(" (did you mean '{}'?)", close.front())));
+            }
+        }
+        out[p.name] = val;
+    }
+    return out;
+}
+
+json call_tool(const tool_spec& tool, const json& args, tool_context& ctx) {
+    const json valid = validate_args(tool, args);
+    return tool.handler(valid, ctx);
+}
+
+const tool_spec* find_tool(std::string_view name) {
+    const std::string snake = to_snake(name);
+    for (const auto& t : all_tools())
+        if (t.name == snake) return &t;
+    return nullptr;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,25 @@
+// Small string helpers shared by the CLI, parsers and renderers.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hotkernel {
+
+std::string to_kebab(std::string_view snake);   ///< measured_mem_gbs -> measured-mem-gbs
+std::string to_snake(std::string_view kebab);   ///< measured-mem-gbs -> measured_mem_gbs
+std::string trim(std::string_view s);
+std::string to_lower(std::string_view s);
+std::vector<std::string> split(std::string_view s, char sep);
+std::vector<std::string> split_lines(std::string_view s);  ///< accepts \n and \r\n
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+bool contains_ci(std::string_view haystack, std::string_view needle);
+/// Levenshtein distance, for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+/// The candidates closest to `word` (distance <= max(2, len/3)), best first.
+std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
+                                         std::size_t max_results = 3);
+/// The last `max_bytes` of `s`, cut at a line start when possible; for stderr tails in errors.
+std::string tail_text(std::string_view s, std::size_t max_bytes = 2000);
+
+}  // namespace hotkernel
