@@ -1,0 +1,250 @@
+// roofline: how far a kernel can go on a GPU, from its flops and bytes and the spec table.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "gpu/gpu_query.h"
+#include "gpu/roofline.h"
+#include "gpu/spec_table.h"
+#include "registry/tool.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+
+namespace {
+
+struct resolved_gpu {
+    const gpu_spec* spec = nullptr;
+    std::string name;                 ///< as nvidia-smi or the user named it
+    std::optional<int> index;         ///< when picked from this machine
+    std::optional<std::string> uuid;
+    std::optional<std::string> mig_mode;
+};
+
+bool all_digits(const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+std::string join(const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+    return out;
+}
+
+resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
+    const spec_table& table = spec_table::builtin();
+    const std::string arg = trim(gpu_arg);
+    if (arg.empty())
+        throw tool_error("gpu is empty; pass an index of this machine's GPUs (0, 1, …), a table key (h200_sxm) "
+                         "or an nvidia-smi name (\"NVIDIA H200\")");
+    if (!all_digits(arg)) {
+        resolved_gpu r;
+        r.spec = table.find(arg);
+        r.name = arg;
+        if (!r.spec) {
+            auto close = table.suggestions(arg);
+            throw tool_error(fmt::format("unknown GPU '{}': not a key or nvidia-smi name in the spec table; {}"
+                                         "pass a key such as h200_sxm, or an nvidia-smi name such as \"NVIDIA H200\" "
+                                         "(hotkernel gpu-info shows this machine's names)",
+                                         arg, close.empty() ? std::string() : "close matches: " + join(close) + "; "));
+        }
+        return r;
+    }
+    const int index = std::stoi(arg.size() > 6 ? std::string("999999") : arg);
+    std::vector<gpu_record> gpus;
+    try {
+        gpus = query_gpus(*ctx.runner, ctx.cancel);
+    } catch (const tool_error& e) {
+        throw tool_error(fmt::format("no GPU in this machine to use as --gpu {} ({}); to compute a roofline "
+                                     "without a GPU, name one: --gpu \"NVIDIA H200\" or a table key such as h100_sxm5",
+                                     index, e.what()));
+    }
+    if (gpus.empty())
+        throw tool_error("no GPU in this machine and none named: pass --gpu with a table key (h200_sxm) or an "
+                         "nvidia-smi name (\"NVIDIA H200\")");
+    auto it = std::find_if(gpus.begin(), gpus.end(), [&](const gpu_record& g) { return g.index == index; });
+    if (it == gpus.end())
+        throw tool_error(fmt::format("this machine has no GPU {} (it has {} GPU{}: indices 0-{}); pass one of "
+                                     "those, or a table key / nvidia-smi name",
+                                     index, gpus.size(), gpus.size() == 1 ? "" : "s", gpus.size() - 1));
+    resolved_gpu r;
+    r.name = it->name;
+    r.index = index;
+    r.uuid = it->uuid;
+    r.mig_mode = it->mig_mode;
+    r.spec = table.find(it->name);
+    if (!r.spec) {
+        auto close = table.suggestions(it->name);
+        throw tool_error(fmt::format("GPU {} ('{}') is not in the spec table (data/gpu-specs.csv), so its peaks are "
+                                     "unknown; pass --gpu with the key of the closest datasheet row{}",
+                                     index, it->name, close.empty() ? std::string() : " (close: " + join(close) + ")"));
+    }
+    return r;
+}
+
+json run(const json& args, tool_context& ctx) {
+    const std::string dtype = to_lower(args.at("dtype").get<std::string>());
+    const double flops = args.at("flops").get<double>();
+    const double bytes = args.at("bytes").get<double>();
+    if (flops < 0) throw usage_error(fmt::format("flops must be >= 0, got {}", flops));
+    if (bytes <= 0)
+        throw usage_error(fmt::format("bytes must be > 0 (the DRAM bytes one call reads plus writes), got {}", bytes));
+
+    resolved_gpu g = resolve(args.at("gpu").get<std::string>(), ctx);
+    const gpu_spec& spec = *g.spec;
+    auto peak = spec.peak(dtype);
+    if (!peak) {
+        std::vector<std::string> has;
+        for (const auto& d : spec_dtypes)
+            if (spec.peak(d)) has.push_back(d);
+        throw tool_error(fmt::format("{} ({}) has no {} tensor peak in the spec table (no such tensor path, or no "
+                                     "published figure); use one of: {}",
+                                     spec.display_name(), spec.key, dtype, join(has)));
+    }
+    if (!spec.mem_gbs)
+        throw tool_error(fmt::format("the spec table has no memory bandwidth for {}; add it to data/gpu-specs.csv",
+                                     spec.key));
+
+    std::vector<std::string> warnings;
+    std::optional<double> measured;
+    std::string measured_source;
+    if (args.contains("measured_mem_gbs") && !args["measured_mem_gbs"].is_null()) {
+        measured = args["measured_mem_gbs"].get<double>();
+        if (*measured <= 0)
+            throw usage_error(fmt::format("measured_mem_gbs must be > 0 GB/s, got {}", *measured));
+        measured_source = "argument";
+    } else if (g.uuid) {
+        try {
+            if (auto cal = read_calibration(*g.uuid)) {
+                measured = (*cal)["mem_gbs"].get<double>();
+                measured_source = fmt::format("calibration cache {} (measured_at {}, method {})",
+                                              calibration_path(*g.uuid).string(),
+                                              cal->value("measured_at", std::string("unknown")),
+                                              cal->value("method", std::string("unknown")));
+            }
+        } catch (const tool_error& e) {
+            warnings.push_back(e.what());
+        }
+    }
+
+    roofline_input in{.flops = flops, .bytes = bytes, .peak_tflops = *peak, .peak_mem_gbs = *spec.mem_gbs,
+                      .measured_mem_gbs = measured};
+    roofline_result r = compute_roofline(in);
+
+    json out;
+    out["gpu"] = g.name;
+    out["spec_key"] = spec.key;
+    if (g.index) out["gpu_index"] = *g.index;
+    if (g.uuid) out["gpu_uuid"] = *g.uuid;
+    out["dtype"] = dtype;
+    out["flops"] = flops;
+    out["bytes"] = bytes;
+    out["peak_tflops"] = *peak;
+    out["peak_mem_gbs"] = *spec.mem_gbs;
+    out["arithmetic_intensity"] = r.arithmetic_intensity;
+    out["ridge_point"] = r.ridge_point;
+    out["bound"] = r.bound;
+    out["attainable_tflops"] = r.attainable_tflops;
+    out["attainable_ms"] = r.attainable_ms;
+    if (r.attainable_ms_measured) {
+        out["measured_mem_gbs"] = *measured;
+        out["measured_mem_gbs_source"] = measured_source;
+        out["attainable_ms_measured"] = *r.attainable_ms_measured;
+        if (*measured > *spec.mem_gbs * 1.05)
+            warnings.push_back(fmt::format("measured_mem_gbs {:g} is above the datasheet peak {:g} GB/s; check how it "
+                                           "was measured (count bytes read plus written once, and make sure the "
+                                           "buffers do not fit in L2)",
+                                           *measured, *spec.mem_gbs));
+    }
+    if (dtype == "int8") warnings.push_back("int8 peaks are in TOPS (integer ops), reported under peak_tflops");
+    if ((g.mig_mode && to_lower(*g.mig_mode) == "enabled") || is_mig_name(g.name))
+        warnings.push_back("MIG is enabled on this GPU; the peaks are for the whole GPU and overstate one instance");
+    out["source"] = spec.source;
+    out["warnings"] = warnings;
+    return out;
+}
+
+json output_schema() {
+    const json num = {{"type", "number"}};
+    return json{
+        {"type", "object"},
+        {"properties",
+         {{"gpu", {{"type", "string"}, {"description", "the GPU as named (nvidia-smi name or the --gpu text)"}}},
+          {"spec_key", {{"type", "string"}, {"description", "key of the spec-table row used"}}},
+          {"gpu_index", {{"type", "integer"}}},
+          {"gpu_uuid", {{"type", "string"}}},
+          {"dtype", {{"type", "string"}}},
+          {"flops", num},
+          {"bytes", num},
+          {"peak_tflops", {{"type", "number"}, {"description", "dense datasheet peak [TFLOPS; TOPS for int8]"}}},
+          {"peak_mem_gbs", {{"type", "number"}, {"description", "datasheet DRAM bandwidth [GB/s]"}}},
+          {"arithmetic_intensity", {{"type", "number"}, {"description", "flops / bytes [flop/B]"}}},
+          {"ridge_point", {{"type", "number"}, {"description", "peak flops / peak bandwidth [flop/B]"}}},
+          {"bound", {{"type", "string"}, {"enum", json::array({"memory", "compute"})}}},
+          {"attainable_tflops", {{"type", "number"}, {"description", "min(peak, intensity x bandwidth)"}}},
+          {"attainable_ms", {{"type", "number"}, {"description", "datasheet floor: max(flops/peak, bytes/bandwidth)"}}},
+          {"measured_mem_gbs", num},
+          {"measured_mem_gbs_source", {{"type", "string"}, {"description", "'argument' or the calibration file"}}},
+          {"attainable_ms_measured",
+           {{"type", "number"}, {"description", "max(flops/peak, bytes/measured bandwidth): the realistic floor"}}},
+          {"source", {{"type", "string"}, {"description", "datasheet sources of the spec row (S-tags)"}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+        {"required", json::array({"gpu", "spec_key", "dtype", "peak_tflops", "peak_mem_gbs", "arithmetic_intensity",
+                                  "ridge_point", "bound", "attainable_tflops", "attainable_ms", "source", "warnings"})},
+    };
+}
+
+}  // namespace
+
+tool_spec roofline_tool() {
+    tool_spec t;
+    t.name = "roofline";
+    t.title = "Roofline";
+    t.description =
+        "Roofline for a GPU (default: the first GPU in this machine): given a kernel's flops and bytes moved "
+        "(bench()/verify() return them as roofline_inputs), returns the arithmetic intensity, the ridge point, "
+        "whether it is memory- or compute-bound, the attainable TFLOPS and attainable_ms, the time floor from "
+        "the spec sheet. Pass measured_mem_gbs (the bandwidth a streaming copy reaches on this card under the "
+        "repo's timer, see docs/platform-matrix.md; 1501 on the reference RTX 5090) to also get "
+        "attainable_ms_measured, the floor a kernel can realistically get within 10% of; without it the "
+        "GPU's calibration cache is used when present. Use it to decide when a kernel is done. Works without a "
+        "GPU when gpu names a card. dtype: bf16 | fp16 | fp8 | fp32 (| tf32 | int8).";
+    auto param = [](std::string name, param_type type, std::string description) {
+        param_spec p;
+        p.name = std::move(name);
+        p.type = type;
+        p.description = std::move(description);
+        return p;
+    };
+    param_spec gpu = param(
+        "gpu", param_type::string,
+        "Which GPU: an index into this machine's GPUs (\"0\", \"1\", …; default \"0\", needs nvidia-smi), or a "
+        "spec-table key (\"h200_sxm\") or nvidia-smi name (\"NVIDIA H200\", \"NVIDIA A100-SXM4-80GB\"), "
+        "case-insensitive");
+    gpu.default_value = "0";
+    param_spec flops = param("flops", param_type::number,
+                             "Operations one kernel call performs (a matmul MxNxK: 2*M*N*K); >= 0");
+    flops.required = true;
+    flops.minimum = 0.0;
+    param_spec bytes = param("bytes", param_type::number, "DRAM bytes one call moves, reads plus writes [bytes]; > 0");
+    bytes.required = true;
+    bytes.minimum = 0.0;
+    param_spec dtype = param("dtype", param_type::string,
+                             "Data type whose dense tensor peak applies (fp16 = FP32 accumulate; int8 in TOPS); "
+                             "default bf16");
+    dtype.default_value = "bf16";
+    dtype.choices = spec_dtypes;
+    param_spec measured = param("measured_mem_gbs", param_type::number,
+                                "Bandwidth a streaming copy reaches on this card [GB/s, 1e9 B/s]; optional. Adds "
+                                "attainable_ms_measured. Default: the GPU's calibration cache, if any");
+    measured.minimum = 0.0;
+    t.params = {gpu, flops, bytes, dtype, measured};
+    t.output_schema = output_schema();
+    t.annotations = tool_annotations{.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
+    t.needs = {tool_need::gpu};
+    t.handler = run;
+    return t;
+}
+
+}  // namespace hotkernel
