@@ -1,0 +1,315 @@
+// profile: run a command under Nsight Compute (ncu) or Nsight Systems (nsys), keep the report,
+// and return a parsed kernel summary. Exit codes are never trusted alone: both tools exit 0
+// when nothing was profiled or no report was written, so the files and the text are checked.
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "inside/kernel_tables.h"
+#include "inside/nvidia_tools.h"
+#include "parsers/ncu_csv.h"
+#include "parsers/nsys_csv.h"
+#include "python/interpreter.h"
+#include "registry/tool.h"
+#include "util/files.h"
+#include "util/hash.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace fs = std::filesystem;
+namespace {
+
+std::string utc_stamp() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+
+/// The report prefix: `output` without a known extension, or a fresh name in the cache.
+fs::path report_prefix(const json& args, const std::string& tool) {
+    std::string out = args.contains("output") && args["output"].is_string() ? args["output"].get<std::string>() : "";
+    if (out.empty()) return cache_dir() / "profiles" / fmt::format("{}-{}-{}", tool, utc_stamp(), random_hex(3));
+    for (const char* ext : {".ncu-rep", ".nsys-rep", ".qdrep", ".csv"}) {
+        const std::string e(ext);
+        if (out.size() > e.size() && out.compare(out.size() - e.size(), e.size(), e) == 0) out.resize(out.size() - e.size());
+    }
+    return fs::absolute(out);
+}
+
+std::string output_tail(const process_result& r, std::size_t n = 1500) {
+    return tail_text(r.stdout_text + (r.stderr_text.empty() ? "" : "\n" + r.stderr_text), n);
+}
+
+void check_ran(const process_result& r, const std::string& what, double timeout_s) {
+    if (r.cancelled) throw tool_error(what + " was cancelled");
+    if (r.spawn_failed) throw tool_error(what + " could not be started: " + r.spawn_error);
+    if (r.timed_out)
+        throw tool_error(fmt::format("{} {}; raise timeout_s, or profile less (ncu: a tighter ncu_kernel_regex and "
+                                     "launch_count). Output tail:\n{}",
+                                     what, r.describe(timeout_s), output_tail(r)));
+}
+
+located_tool need_tool(const std::string& name, tool_context& ctx, const std::string& install_hint) {
+    auto t = locate_nvidia_tool(name, &ctx);
+    if (!t.found()) {
+        std::string where;
+        for (const auto& d : nvidia_tool_search_description(name)) where += (where.empty() ? "" : ", ") + d;
+        throw tool_error(fmt::format("{} was not found (searched {}). {}", name, where, install_hint));
+    }
+    return t;
+}
+
+json run_ncu(const json& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
+    const auto ncu = need_tool("ncu", ctx,
+                               "Install Nsight Compute (it ships with the CUDA toolkit) or put ncu on PATH; "
+                               "torch_profile works without it");
+    const double timeout_s = args.at("timeout_s").get<double>();
+    const fs::path report = prefix.string() + ".ncu-rep";
+    std::error_code ec;
+    fs::create_directories(prefix.parent_path(), ec);
+    fs::remove(report, ec);  // a stale report must not pass for this run's
+
+    std::vector<std::string> argv = {ncu.path.string(), "--clock-control", args.at("clock_control").get<std::string>(),
+                                     "--target-processes", "all", "-f", "-o", prefix.string()};
+    std::string regex_note;
+    if (args.contains("ncu_kernel_regex") && args["ncu_kernel_regex"].is_string() &&
+        !args["ncu_kernel_regex"].get<std::string>().empty()) {
+        const std::string regex = args["ncu_kernel_regex"].get<std::string>();
+        // ncu matches the bare function name by default, which misses template arguments
+        // (PyTorch's GeluCUDAKernelImpl sits inside vectorized_elementwise_kernel<...>).
+        argv.insert(argv.end(), {"--kernel-name-base", "demangled", "-k", "regex:" + case_insensitive_regex(regex)});
+        regex_note = fmt::format(" matching regex '{}'", regex);
+    }
+    if (args.contains("launch_count") && args["launch_count"].is_number_integer() && args["launch_count"].get<long long>() > 0)
+        argv.insert(argv.end(), {"-c", std::to_string(args["launch_count"].get<long long>())});
+    if (args.contains("launch_skip") && args["launch_skip"].is_number_integer() && args["launch_skip"].get<long long>() > 0)
+        argv.insert(argv.end(), {"-s", std::to_string(args["launch_skip"].get<long long>())});
+    argv.insert(argv.end(), command.begin(), command.end());
+
+    process_spec spec;
+    spec.argv = argv;
+    spec.timeout_s = timeout_s;
+    spec.env_set["LC_ALL"] = "C";  // decimal points, not commas, in the numbers
+    ctx.progress(0, 2, "ncu: profiling " + join_command_line(command));
+    ctx.log("profile: " + join_command_line(argv));
+    const auto run = ctx.runner->run(spec, ctx.cancel);
+    check_ran(run, "ncu", timeout_s);
+
+    const ncu_report live = parse_ncu_csv(run.stdout_text + "\n" + run.stderr_text);
+    if (live.no_kernels_profiled) throw tool_error(ncu_nothing_profiled_message(live, regex_note));
+    if (!fs::exists(report, ec)) {
+        std::string errors;
+        for (const auto& e : live.errors) errors += "\n  " + e;
+        throw tool_error(fmt::format("ncu {} but wrote no report at {}{}{}. Output tail:\n{}", run.describe(timeout_s),
+                                     report.string(), errors.empty() ? "" : "; its errors:", errors,
+                                     output_tail(run)));
+    }
+
+    process_spec imp;
+    imp.argv = {ncu.path.string(), "--import", report.string(), "--csv", "--page", "details", "--print-units", "base"};
+    imp.timeout_s = std::min(timeout_s, 300.0);
+    imp.env_set["LC_ALL"] = "C";
+    ctx.progress(1, 2, "ncu: reading the report");
+    const auto exported = ctx.runner->run(imp, ctx.cancel);
+    check_ran(exported, "ncu --import", imp.timeout_s);
+    const ncu_report parsed = parse_ncu_csv(exported.stdout_text);
+    if (parsed.launches.empty()) {
+        if (parsed.no_kernels_profiled) throw tool_error(ncu_nothing_profiled_message(parsed, regex_note));
+        throw tool_error(fmt::format("ncu --import {} gave no kernel rows ({}). Output tail:\n{}", report.string(),
+                                     exported.describe(), output_tail(exported)));
+    }
+    const fs::path csv = prefix.string() + ".csv";
+    write_file_atomic(csv, exported.stdout_text);
+
+    json out;
+    out["tool"] = "ncu";
+    out["tool_path"] = ncu.path.string();
+    out["command"] = command;
+    out["report_path"] = report.string();
+    out["csv_path"] = csv.string();
+    out["clock_control"] = args.at("clock_control");
+    json table = ncu_kernel_table(parsed, static_cast<std::size_t>(args.value("n", 20)));
+    for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
+    json warnings = json::array();
+    if (!run.ok())
+        warnings.push_back("the profiled command " + run.describe() + "; the kernels it ran before that are shown");
+    for (const auto& e : live.errors) warnings.push_back("ncu: " + e);
+    if (args.at("clock_control") == "none")
+        warnings.push_back("clocks were not locked (--clock-control none): durations are at the card's own boost clock, "
+                           "as in real runs");
+    out["warnings"] = warnings;
+    out["program_output_tail"] = tail_text(run.stdout_text, 1000);
+    return out;
+}
+
+json run_nsys(const json& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
+    const auto nsys = need_tool("nsys", ctx,
+                                "Install Nsight Systems (CUDA toolkit or nsight-systems package) or put nsys on PATH; "
+                                "torch_profile gives per-kernel times without it");
+    const double timeout_s = args.at("timeout_s").get<double>();
+    std::error_code ec;
+    fs::create_directories(prefix.parent_path(), ec);
+    for (const char* ext : {".nsys-rep", ".qdrep", ".qdstrm", ".sqlite"}) fs::remove(prefix.string() + ext, ec);
+
+    std::vector<std::string> argv = {nsys.path.string(), "profile", "--trace=cuda,nvtx", "--force-overwrite", "true",
+                                     "-o", prefix.string()};
+    argv.insert(argv.end(), command.begin(), command.end());
+    process_spec spec;
+    spec.argv = argv;
+    spec.timeout_s = timeout_s;
+    ctx.progress(0, 2, "nsys: profiling " + join_command_line(command));
+    ctx.log("profile: " + join_command_line(argv));
+    const auto run = ctx.runner->run(spec, ctx.cancel);
+    check_ran(run, "nsys profile", timeout_s);
+
+    fs::path report = prefix.string() + ".nsys-rep";
+    if (!fs::exists(report, ec)) report = prefix.string() + ".qdrep";  // before 2021.4
+    if (!fs::exists(report, ec)) {
+        const fs::path qdstrm = prefix.string() + ".qdstrm";
+        std::string why;
+        for (const auto& line : split_lines(run.stdout_text + "\n" + run.stderr_text))
+            if (contains_ci(line, "error") || contains_ci(line, "unable")) why += "\n  " + trim(line);
+        if (fs::exists(qdstrm, ec)) {
+            const auto size = fs::file_size(qdstrm, ec);
+            // Only remove what we named ourselves: a raw stream can be gigabytes.
+            const bool ours = !(args.contains("output") && args["output"].is_string() && !args["output"].get<std::string>().empty());
+            if (ours) fs::remove(qdstrm, ec);
+            throw tool_error(fmt::format(
+                "nsys {} but wrote no report: only the raw stream {} ({:.1f} MB{}) is there, no {}.nsys-rep. nsys could "
+                "not import its own trace{}{}\nThis nsys ({}) cannot produce reports on this machine; use "
+                "profile with tool='ncu', or torch_profile, for per-kernel times.",
+                run.describe(timeout_s), qdstrm.string(), static_cast<double>(size) / 1e6, ours ? ", removed" : "",
+                prefix.string(), why.empty() ? "." : ":", why, nsys.path.string()));
+        }
+        throw tool_error(fmt::format("nsys {} but wrote no report at {}.nsys-rep.{}{}\nOutput tail:\n{}",
+                                     run.describe(timeout_s), prefix.string(), why.empty() ? "" : " Its errors:", why,
+                                     output_tail(run)));
+    }
+
+    fs::path csv;
+    process_result stats;
+    std::string used_report;
+    for (const std::string name : {"cuda_gpu_kern_sum", "gpukernsum"}) {
+        process_spec s;
+        s.argv = {nsys.path.string(), "stats", "--report", name, "--format", "csv", "--force-export", "true",
+                  "--force-overwrite", "true", "--output", prefix.string(), report.string()};
+        s.timeout_s = std::min(timeout_s, 300.0);
+        ctx.progress(1, 2, "nsys stats --report " + name);
+        stats = ctx.runner->run(s, ctx.cancel);
+        check_ran(stats, "nsys stats", s.timeout_s);
+        const fs::path candidate = prefix.string() + "_" + name + ".csv";
+        if (fs::exists(candidate, ec)) {
+            csv = candidate;
+            used_report = name;
+            break;
+        }
+        // Newer nsys names it cuda_gpu_kern_sum; 2021-era nsys only knows gpukernsum.
+        if (parse_nsys_kern_sum(stats.stdout_text).found_header) {
+            csv = candidate;
+            write_file_atomic(csv, stats.stdout_text);
+            used_report = name;
+            break;
+        }
+    }
+    if (csv.empty())
+        throw tool_error(fmt::format("nsys stats wrote no kernel summary for {} (tried cuda_gpu_kern_sum and gpukernsum). "
+                                     "Output tail:\n{}",
+                                     report.string(), output_tail(stats)));
+    const auto summary = parse_nsys_kern_sum(read_file(csv));
+
+    json out;
+    out["tool"] = "nsys";
+    out["tool_path"] = nsys.path.string();
+    out["command"] = command;
+    out["report_path"] = report.string();
+    out["csv_path"] = csv.string();
+    out["stats_report"] = used_report;
+    json table = nsys_kernel_table(summary, static_cast<std::size_t>(args.value("n", 20)));
+    for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
+    json warnings = json::array();
+    if (summary.no_kernel_data || summary.kernels.empty())
+        warnings.push_back("the report holds no CUDA kernel data: the command launched no kernel under nsys");
+    for (const auto& w : summary.warnings) warnings.push_back(w);
+    if (!run.ok()) warnings.push_back("the profiled command " + run.describe());
+    out["warnings"] = warnings;
+    out["program_output_tail"] = tail_text(run.stdout_text, 1000);
+    return out;
+}
+
+json handle(const json& args, tool_context& ctx) {
+    const std::string tool = args.at("tool").get<std::string>();
+    std::vector<std::string> command = split_command_line(args.at("command").get<std::string>());
+    if (command.empty()) throw usage_error("command is empty; pass the command line to profile, e.g. 'python3 bench.py'");
+    // "python"/"python3" means the user's interpreter (--python / HOTKERNEL_PYTHON), as elsewhere.
+    if (command[0] == "python" || command[0] == "python3") command[0] = resolve_python(ctx);
+    else if (find_executable(command[0]).empty())
+        throw tool_error(fmt::format("the command's program '{}' was not found on PATH or is not executable; give a path "
+                                     "or a program on PATH",
+                                     command[0]));
+    const fs::path prefix = report_prefix(args, tool);
+    return tool == "ncu" ? run_ncu(args, ctx, command, prefix) : run_nsys(args, ctx, command, prefix);
+}
+
+}  // namespace
+
+tool_spec profile_tool() {
+    tool_spec t;
+    t.name = "profile";
+    t.title = "Profile a command with Nsight Compute or Nsight Systems";
+    t.description =
+        "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path of the "
+        "report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives per-kernel metrics "
+        "(achieved occupancy, DRAM throughput, SM throughput) and is much slower, so use ncu_kernel_regex to target one "
+        "kernel. The report and its CSV are saved (pass csv_path to top_kernels). 'No kernels were profiled' is an error "
+        "that lists the kernels that did run; exit codes are not trusted alone.";
+    t.params = {
+        {.name = "tool", .type = param_type::string, .description = "nsys (time per kernel) or ncu (metrics per launch)",
+         .required = true, .choices = {"nsys", "ncu"}},
+        {.name = "command", .type = param_type::string,
+         .description = "the command line to profile, one string split like a shell splits words (quotes and "
+                        "backslashes; no pipes or variables: wrap those in bash -c '...'). A leading python/python3 runs "
+                        "the user's interpreter (--python / HOTKERNEL_PYTHON)",
+         .required = true, .positional = true},
+        {.name = "ncu_kernel_regex", .type = param_type::string,
+         .description = "ncu only: profile only kernels whose full demangled name matches this regex, case-insensitively "
+                        "(e.g. 'gelu' finds PyTorch's vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>)"},
+        {.name = "launch_count", .type = param_type::integer,
+         .description = "ncu only: profile at most this many matching launches (default: all)", .minimum = 1},
+        {.name = "launch_skip", .type = param_type::integer,
+         .description = "ncu only: skip this many matching launches first, e.g. warm-up (default 0)", .default_value = 0,
+         .minimum = 0},
+        {.name = "output", .type = param_type::string,
+         .description = "report path prefix: writes <output>.ncu-rep / .nsys-rep and <output>.csv (default: a new name "
+                        "under the hotkernel cache folder)"},
+        {.name = "n", .type = param_type::integer, .description = "kernels to return in the summary (default 20)",
+         .default_value = 20, .minimum = 1, .maximum = 10000},
+        {.name = "timeout_s", .type = param_type::number,
+         .description = "wall-clock limit for the profiled run, in seconds (default 900)", .default_value = 900,
+         .minimum = 1, .maximum = 86400},
+        {.name = "clock_control", .type = param_type::string,
+         .description = "ncu only: none (default: clocks as in real runs; works on shared machines), base (lock to "
+                        "base clock) or reset",
+         .default_value = "none", .choices = {"none", "base", "reset"}},
+    };
+    t.output_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"tool", {{"type", "string"}}},
+          {"report_path", {{"type", "string"}}},
+          {"csv_path", {{"type", "string"}}},
+          {"command", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"kernels", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+        {"required", {"tool", "report_path", "csv_path", "kernels", "warnings"}}};
+    t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
+    t.needs = {tool_need::profiler, tool_need::gpu};
+    t.handler = handle;
+    return t;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,121 @@
+// top_kernels: read a saved nsys cuda_gpu_kern_sum (or gpukernsum) CSV or an ncu details CSV
+// and return the n heaviest kernels, with a memory/compute/latency hint for ncu launches.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "inside/kernel_tables.h"
+#include "parsers/ncu_csv.h"
+#include "parsers/nsys_csv.h"
+#include "registry/tool.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace fs = std::filesystem;
+namespace {
+
+std::string first_line(const std::string& text) {
+    for (const auto& l : split_lines(text))
+        if (!trim(l).empty()) return l.size() > 120 ? l.substr(0, 117) + "..." : l;
+    return "(empty file)";
+}
+
+json handle(const json& args, tool_context& ctx) {
+    const std::string path = args.at("csv").get<std::string>();
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec))
+        throw tool_error(fmt::format("CSV '{}' was not found; pass the csv_path that profile() returned, or a CSV from "
+                                     "'nsys stats --report cuda_gpu_kern_sum --format csv' / 'ncu --csv --page details'",
+                                     path));
+    const std::string text = read_file(path);
+    std::string tool = args.at("tool").get<std::string>();
+    const auto n = static_cast<std::size_t>(args.at("n").get<long long>());
+    if (tool == "auto") {
+        const ncu_report probe = parse_ncu_csv(text);
+        if (probe.found_header || probe.no_kernels_profiled) tool = "ncu";
+        else if (parse_nsys_kern_sum(text).found_header) tool = "nsys";
+        else
+            throw tool_error(fmt::format("'{}' is neither an nsys kernel summary (header with 'Total Time', 'Instances', "
+                                         "'Name') nor an ncu details CSV (header with 'Kernel Name', 'Metric Name'); its "
+                                         "first line is: {}. Produce one with profile(), or pass tool='nsys'/'ncu'",
+                                         path, first_line(text)));
+    }
+    json out;
+    out["csv"] = fs::absolute(path).string();
+    out["tool"] = tool;
+    json warnings = json::array();
+    if (tool == "ncu") {
+        const ncu_report rep = parse_ncu_csv(text);
+        if (rep.launches.empty()) {
+            if (rep.no_kernels_profiled) throw tool_error(ncu_nothing_profiled_message(rep, " in " + path));
+            throw tool_error(fmt::format("'{}' holds no ncu kernel rows (no header with 'Kernel Name' and 'Metric "
+                                         "Name'; first line: {}); it needs 'ncu --csv --page details' output",
+                                         path, first_line(text)));
+        }
+        json table = ncu_kernel_table(rep, n);
+        for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
+        bool any_throughput = false;
+        for (const auto& l : rep.launches) any_throughput = any_throughput || l.sm_throughput_pct || l.dram_throughput_pct;
+        if (!any_throughput)
+            warnings.push_back("no SpeedOfLight throughput metrics in this CSV, so no bound can be given; profile with "
+                               "the default section set (or --section SpeedOfLight)");
+        for (const auto& e : rep.errors) warnings.push_back("ncu: " + e);
+    } else {
+        const nsys_kern_sum s = parse_nsys_kern_sum(text);
+        if (!s.found_header) {
+            if (s.no_kernel_data) {
+                out["generation"] = "";
+                out["kernel_count"] = 0;
+                out["kernels"] = json::array();
+                warnings.push_back("the report holds no CUDA kernel data: the profiled command launched no kernel");
+                out["warnings"] = warnings;
+                return out;
+            }
+            throw tool_error(fmt::format("'{}' is not an nsys kernel summary CSV (no header with 'Total Time', "
+                                         "'Instances', 'Name'; first line: {}); make one with 'nsys stats --report "
+                                         "cuda_gpu_kern_sum --format csv'",
+                                         path, first_line(text)));
+        }
+        json table = nsys_kernel_table(s, n);
+        for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
+        for (const auto& w : s.warnings) warnings.push_back(w);
+    }
+    out["warnings"] = warnings;
+    return out;
+}
+
+}  // namespace
+
+tool_spec top_kernels_tool() {
+    tool_spec t;
+    t.name = "top_kernels";
+    t.title = "Heaviest kernels in a saved profile CSV";
+    t.description =
+        "Read a saved profile CSV (from profile()) and return the n heaviest kernels. tool='nsys': cuda_gpu_kern_sum "
+        "CSV -> share of GPU time, calls, avg/med/min/max/std ns. tool='ncu': details CSV -> per-launch duration, "
+        "achieved occupancy, DRAM / SM throughput %, registers per thread, and a memory/compute/latency hint. "
+        "tool='auto' (default) tells them apart by their headers. Reads every known header generation.";
+    t.params = {
+        {.name = "csv", .type = param_type::string, .description = "path of the CSV (profile() returns it as csv_path)",
+         .required = true, .positional = true},
+        {.name = "tool", .type = param_type::string, .description = "which profiler wrote it: auto (default), nsys or ncu",
+         .default_value = "auto", .choices = {"auto", "nsys", "ncu"}},
+        {.name = "n", .type = param_type::integer, .description = "kernels to return (default 10)", .default_value = 10,
+         .minimum = 1, .maximum = 10000},
+    };
+    t.output_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"csv", {{"type", "string"}}},
+          {"tool", {{"type", "string"}}},
+          {"kernels", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+        {"required", {"csv", "tool", "kernels", "warnings"}}};
+    t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
+    t.needs = {tool_need::none};
+    t.handler = handle;
+    return t;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,133 @@
+// torch_profile: run a script under torch.profiler in the user's interpreter (the embedded
+// runner python/hotkernel_torch_profile.py) and return its heaviest GPU kernels and aten ops.
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "python/interpreter.h"
+#include "registry/tool.h"
+#include "render/render.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace fs = std::filesystem;
+namespace {
+
+json handle(const json& args, tool_context& ctx) {
+    const std::string script = args.at("script").get<std::string>();
+    std::error_code ec;
+    if (!fs::is_regular_file(script, ec))
+        throw tool_error(fmt::format("script '{}' was not found (or is not a file); pass the path of a Python script "
+                                     "that runs the code to profile",
+                                     script));
+    const auto n = args.at("n").get<long long>();
+    const double timeout_s = args.at("timeout_s").get<double>();
+    const std::string python = resolve_python(ctx);
+    const fs::path runner = embedded_python_dir() / "hotkernel_torch_profile.py";
+
+    process_spec spec;
+    spec.argv = {python, runner.string(), std::to_string(n), fs::absolute(script).string()};
+    if (args.contains("args") && args["args"].is_array())
+        for (const auto& a : args["args"]) spec.argv.push_back(a.get<std::string>());
+    spec.result_channel = true;
+    spec.timeout_s = timeout_s;
+    spec.env_set["PYTHONUNBUFFERED"] = "1";
+    ctx.progress(0, 0, "running " + script + " under torch.profiler");
+    ctx.log("torch_profile: " + python + " " + script);
+    const process_result res = ctx.runner->run(spec, ctx.cancel);
+
+    if (res.cancelled) throw tool_error("torch_profile was cancelled while " + script + " ran");
+    if (res.spawn_failed) throw tool_error(fmt::format("could not start '{}': {}", python, res.spawn_error));
+    if (res.timed_out)
+        throw tool_error(fmt::format("'{}' under torch.profiler {}; raise timeout_s or make the script do less work. "
+                                     "stderr tail:\n{}",
+                                     script, res.describe(timeout_s), tail_text(res.stderr_text, 1500)));
+    if (trim(res.channel_text).empty())
+        throw tool_error(fmt::format("the profiling runner returned no result ({}). stderr tail:\n{}", res.describe(timeout_s),
+                                     tail_text(res.stderr_text, 2000)));
+    json r;
+    try {
+        r = json::parse(res.channel_text);
+    } catch (const json::exception& e) {
+        throw tool_error(fmt::format("the profiling runner returned text that is not JSON ({}): {}", e.what(),
+                                     tail_text(res.channel_text, 300)));
+    }
+    if (r.contains("error")) {
+        std::string msg = r["error"].get<std::string>();
+        if (r.contains("traceback")) msg += "\n" + tail_text(r["traceback"].get<std::string>(), 1500);
+        else if (!res.stderr_text.empty()) msg += "\nstderr tail:\n" + tail_text(res.stderr_text, 1500);
+        if (msg.find("torch could not be imported") != std::string::npos)
+            msg += "\nPoint hotkernel at an interpreter that has torch: --python /path/to/python or HOTKERNEL_PYTHON";
+        throw tool_error(msg);
+    }
+
+    json out;
+    out["script"] = fs::absolute(script).string();
+    for (auto it = r.begin(); it != r.end(); ++it) out[it.key()] = it.value();
+    json warnings = json::array();
+    if (!r.value("cuda_available", false))
+        warnings.push_back("no GPU kernels were recorded because torch sees no CUDA device; run on a GPU machine for kernels");
+    else if (r.value("kernel_count", 0) == 0)
+        warnings.push_back("CUDA is available but no kernel ran under the profiler: does the script call the code at import "
+                           "time, under if __name__ == '__main__'?");
+    if (!res.ok()) warnings.push_back("the runner " + res.describe(timeout_s) + " after writing its result");
+    out["warnings"] = warnings;
+    // The script's own prints went to stderr (stdout is redirected there by the runner).
+    out["script_output_tail"] = tail_text(res.stderr_text, 1500);
+    return out;
+}
+
+}  // namespace
+
+tool_spec torch_profile_tool() {
+    tool_spec t;
+    t.name = "torch_profile";
+    t.title = "Profile a script with torch.profiler";
+    t.description =
+        "Run a Python script under torch.profiler in the user's interpreter and return kernels (real GPU kernels by "
+        "device time: calls, total/avg us, pct of total kernel time) and ops (aten ops with input shapes and inclusive "
+        "CPU/device time), the top n of each. Works without Nsight installed; use this first. Profiler bookkeeping rows "
+        "(Activity Buffer Request) are left out; memcpy/memset are listed apart. On a machine without a GPU it returns "
+        "the CPU ops and says there are no kernels. Works on torch 1.13 and 2.x.";
+    t.params = {
+        {.name = "script", .type = param_type::string, .description = "path of the Python script to run (as __main__)",
+         .required = true, .positional = true},
+        {.name = "n", .type = param_type::integer, .description = "rows to return for kernels and for ops (default 20)",
+         .default_value = 20, .minimum = 1, .maximum = 1000},
+        {.name = "args", .type = param_type::string_array, .description = "arguments passed to the script (its sys.argv[1:])"},
+        {.name = "timeout_s", .type = param_type::number,
+         .description = "wall-clock limit for the script under the profiler, in seconds (default 600)",
+         .default_value = 600, .minimum = 1, .maximum = 86400},
+    };
+    json row_props = {{"name", {{"type", "string"}}}, {"calls", {{"type", "integer"}}}, {"total_us", {{"type", "number"}}}};
+    t.output_schema = {
+        {"type", "object"},
+        {"properties",
+         {{"script", {{"type", "string"}}},
+          {"torch_version", {{"type", "string"}}},
+          {"cuda_available", {{"type", "boolean"}}},
+          {"device", {{"type", "string"}}},
+          {"kernel_count", {{"type", "integer"}}},
+          {"total_kernel_time_us", {{"type", "number"}}},
+          {"kernels", {{"type", "array"}, {"items", {{"type", "object"}, {"properties", row_props}}}}},
+          {"memory_ops", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"ops", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"ignored_rows", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"note", {{"type", "string"}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+        {"required", {"script", "kernels", "ops", "warnings"}}};
+    t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
+    t.needs = {tool_need::python};
+    t.handler = handle;
+    t.render = [](const json& result) {
+        // Input shapes are nested arrays, which the table renderer leaves out: show them as text.
+        json shown = result;
+        if (shown.contains("ops"))
+            for (auto& op : shown["ops"])
+                if (op.contains("input_shapes")) op["input_shapes"] = dump_line(op["input_shapes"]);
+        return render_text(shown);
+    };
+    return t;
+}
+
+}  // namespace hotkernel
