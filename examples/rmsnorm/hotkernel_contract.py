@@ -1,0 +1,1008 @@
+"""hotkernel target contract, protocol 3: inputs, fp32 reference, check, rotation and timer.
+
+A target script (written by `hotkernel new`) holds a literal TARGET dict and a `kernel`
+function, and its __main__ is one call: `hotkernel_contract.main(TARGET, kernel, role=...)`.
+Everything else lives here, as a library an outside runner can drive:
+
+    target  = Target.from_dict(TARGET, base_dir)        # validated definition
+    session = prepare(target)                            # inputs, reference, timer: before
+    result  = session.measure(fn, role="candidate")      #   the candidate is even imported
+    result  = measure(target, fn)                        # both steps at once
+
+`python hotkernel_contract.py --run x_candidate.py --role candidate` does the same for a file:
+it reads TARGET from the file's text (ast, no import), prepares everything, and only then
+imports the file to get `kernel`. With HOTKERNEL_RESULT_FD (and HOTKERNEL_NONCE) set, the
+result line goes to that inherited descriptor instead of stdout.
+
+Result line (one JSON object): protocol, target, role, status, ok, reason, ms, samples_ms,
+timer, iters, calls_per_sample, seed, rotate_k, shapes, dtype, device, error{max_abs, rel,
+atol, rtol, scale, tol_used}, checked, roofline_inputs{flops, bytes, dtype}, versions{python, torch,
+triton}, plus gpu, cache_bytes, warmup_s, contract_sha256 (and nonce with a result fd).
+
+Importing this module touches no CUDA (a fork server imports it before forking children).
+Pure stdlib + torch; triton is never imported here.
+"""
+
+PROTOCOL = 3
+
+import ast
+import hashlib
+import importlib
+import importlib.util
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+import traceback
+
+import torch
+
+# ---------------------------------------------------------------------------------------------
+# Constants (each one is reported or documented; nothing here adapts per run)
+# ---------------------------------------------------------------------------------------------
+
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}
+
+# (rtol, atol as a multiple of the reference's RMS). Elementwise: |out-ref| <= atol + rtol*|ref|.
+# Scaling atol by the output's magnitude makes an all-zeros output fail for any non-zero
+# reference (its largest element exceeds atol), whatever the units of the output.
+TOLERANCES = {"bf16": (1.6e-2, 1.6e-2), "fp16": (2e-3, 2e-3), "fp32": (1e-4, 1e-4)}
+
+# Used only when the device does not report its L2 (torch < 2.1 on CUDA; every CPU without
+# /sys cache info). 50 MiB is the L2 of an H100; a larger guess only costs memory.
+L2_FALLBACK_BYTES = 50 << 20
+CPU_CACHE_FALLBACK_BYTES = 32 << 20
+
+# Rotation: each rotated input set is revisited only after ROTATE_FACTOR x cache bytes of
+# other sets went through, so every timed call reads from DRAM, not from L2.
+ROTATE_FACTOR = 3
+MAX_ROTATE_K = 256
+
+DEFAULTS = {"seed": 0, "iters": 100, "samples": 10, "warmup_s": 0.5, "timer": "auto",
+            "device": "auto", "dtype": "bf16"}
+TIMERS = ("auto", "cuda_graph", "cuda_events", "cpu")
+
+_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class TargetError(ValueError):
+    """A target definition that cannot work (bad shape, unknown input name, ...)."""
+
+
+class StageError(RuntimeError):
+    """A failure in one stage of a run, raised with the stage name for the result's reason."""
+
+    def __init__(self, stage, message):
+        super().__init__(message)
+        self.stage = stage
+
+
+# ---------------------------------------------------------------------------------------------
+# Target definition
+# ---------------------------------------------------------------------------------------------
+
+def parse_shape(text):
+    """'4096x8192' (or [4096, 8192], or 8192) -> (4096, 8192). Raises TargetError."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        dims = [text]
+    elif isinstance(text, (list, tuple)):
+        dims = list(text)
+    elif isinstance(text, str):
+        parts = text.strip().lower().split("x")
+        try:
+            dims = [int(p.strip()) for p in parts]
+        except ValueError:
+            raise TargetError("shape %r is not a list of sizes joined by 'x'; write it like '4096x8192'" % (text,))
+    else:
+        raise TargetError("shape %r must be a string like '4096x8192' or a list of ints" % (text,))
+    if not dims or any(not isinstance(d, int) or isinstance(d, bool) or d < 1 for d in dims):
+        raise TargetError("shape %r must have positive integer sizes, like '4096x8192'" % (text,))
+    return tuple(dims)
+
+
+def parse_extra(extra):
+    """{'w': [8192]} or ['w:8192', 'b:8192'] -> [('w', (8192,)), ('b', (8192,))] in call order."""
+    if not extra:
+        return []
+    items = []
+    if isinstance(extra, dict):
+        items = [(k, parse_shape(v)) for k, v in extra.items()]
+    else:
+        for e in extra:
+            if not isinstance(e, str) or ":" not in e:
+                raise TargetError("extra input %r must be 'name:shape', like 'w:8192'" % (e,))
+            name, shape = e.split(":", 1)
+            items.append((name.strip(), parse_shape(shape)))
+    seen = {"x"}
+    for name, _ in items:
+        if not _NAME_RE.match(name):
+            raise TargetError("extra input name %r is not a Python identifier" % (name,))
+        if name in seen:
+            raise TargetError("extra input name %r is used twice (x is the primary input)" % (name,))
+        seen.add(name)
+    return items
+
+
+def split_spec(spec):
+    """'pkg.mod:fn' or './file.py:fn' -> (module_or_path, attribute). Raises TargetError."""
+    if not isinstance(spec, str) or ":" not in spec:
+        raise TargetError("%r is not 'module:function' or './file.py:function'" % (spec,))
+    mod, attr = spec.rsplit(":", 1)
+    mod, attr = mod.strip(), attr.strip()
+    if not mod or not attr or not all(_NAME_RE.match(a) for a in attr.split(".")):
+        raise TargetError("%r is not 'module:function' or './file.py:function'" % (spec,))
+    return mod, attr
+
+
+def is_file_spec(mod):
+    return mod.endswith(".py") or "/" in mod or os.sep in mod
+
+
+def load_callable(spec, base_dir=None):
+    """Imports 'pkg.mod:fn' or loads 'file.py:fn' (relative to base_dir, a folder or a script's
+    __file__) and returns the callable.
+
+    Raises StageError('import'|'function') with a message that says what to fix.
+    """
+    mod_name, attr = split_spec(spec)
+    if base_dir and os.path.isfile(base_dir):
+        base_dir = os.path.dirname(os.path.abspath(base_dir))  # given a script's __file__
+    if is_file_spec(mod_name):
+        path = mod_name if os.path.isabs(mod_name) else os.path.join(base_dir or os.getcwd(), mod_name)
+        path = os.path.normpath(path)
+        if not os.path.isfile(path):
+            raise StageError("import", "file %s (from %r) does not exist" % (path, spec))
+        folder = os.path.dirname(path)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)  # so the file can import its siblings
+        unique = "_hk_%s_%s" % (re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0]),
+                                hashlib.sha256(path.encode()).hexdigest()[:8])
+        module = sys.modules.get(unique)
+        if module is None:
+            try:
+                loader_spec = importlib.util.spec_from_file_location(unique, path)
+                module = importlib.util.module_from_spec(loader_spec)
+                sys.modules[unique] = module
+                loader_spec.loader.exec_module(module)
+            except BaseException as e:
+                sys.modules.pop(unique, None)
+                raise StageError("import", "importing %s failed: %s: %s" % (path, type(e).__name__, e))
+    else:
+        if base_dir and base_dir not in sys.path:
+            sys.path.append(base_dir)
+        try:
+            module = importlib.import_module(mod_name)
+        except BaseException as e:
+            raise StageError("import", "cannot import module %r: %s: %s" % (mod_name, type(e).__name__, e))
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            names = [n for n in dir(obj) if not n.startswith("_") and callable(getattr(obj, n, None))]
+            close = _close_matches(part, names)
+            hint = ("; did you mean %s?" % ", ".join(close)) if close else ""
+            raise StageError("function", "%s has no function %r%s" % (mod_name, attr, hint))
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise StageError("function", "%s:%s is a %s, not a function" % (mod_name, attr, type(obj).__name__))
+    return obj
+
+
+def _close_matches(word, names):
+    import difflib
+    return difflib.get_close_matches(word, names, n=3, cutoff=0.6)
+
+
+class Target:
+    """A validated target definition. Build it with Target.from_dict(TARGET, base_dir).
+
+    base_dir resolves './file.py:fn' specs (the folder of the target script).
+    """
+
+    FIELDS = ("name", "from", "shape", "extra", "rotate", "derive", "inputs", "reference", "flops",
+              "min_bytes", "dtype", "device", "seed", "iters", "samples", "warmup_s", "timer",
+              "rtol", "atol")
+
+    def __init__(self, d, base_dir=None):
+        unknown = sorted(set(d) - set(self.FIELDS))
+        if unknown:
+            raise TargetError("unknown TARGET field(s) %s; known: %s" % (", ".join(unknown), ", ".join(self.FIELDS)))
+        self.raw = dict(d)
+        self.base_dir = base_dir
+        self.name = str(d.get("name") or "")
+        self.fn_spec = d.get("from")
+        if not self.name or not re.match(r"^[A-Za-z0-9_.-]+$", self.name):
+            raise TargetError("TARGET name %r must be letters, digits, '_', '.' or '-'" % (self.name,))
+        if self.fn_spec is not None:
+            split_spec(self.fn_spec)
+        self.shape = parse_shape(d.get("shape"))
+        self.extra = parse_extra(d.get("extra"))
+        self.raw_names = ["x"] + [n for n, _ in self.extra]
+        self.rotate = list(d.get("rotate", ["x"]) or [])
+        for r in self.rotate:
+            if r not in self.raw_names:
+                raise TargetError("rotate names %r, which is not an input (inputs: %s)" % (r, ", ".join(self.raw_names)))
+        self.derive = d.get("derive")
+        self.reference = d.get("reference")
+        inputs = d.get("inputs")
+        if isinstance(inputs, str):
+            inputs = [s.strip() for s in inputs.split(",") if s.strip()]
+        self.inputs = list(inputs) if inputs else None
+        if self.derive is not None:
+            split_spec(self.derive)
+            if self.reference is None:
+                raise TargetError("derive needs a reference: the derived inputs (e.g. an int8 weight) cannot simply be "
+                                  "upcast to fp32, so pass reference='module:function' doing its own fp32 math")
+            if not self.inputs:
+                raise TargetError("derive needs inputs: the names it returns, in call order, e.g. 'x,w_q,scales'")
+            for n in self.inputs:
+                if not _NAME_RE.match(n):
+                    raise TargetError("input name %r is not a Python identifier" % (n,))
+            if len(set(self.inputs)) != len(self.inputs):
+                raise TargetError("inputs %r repeats a name" % (self.inputs,))
+        elif self.inputs is not None and list(self.inputs) != self.raw_names:
+            raise TargetError("inputs %r is only for derive (without derive the call takes %s)"
+                              % (self.inputs, ", ".join(self.raw_names)))
+        if self.reference is not None:
+            split_spec(self.reference)
+        self.call_names = list(self.inputs) if self.derive else list(self.raw_names)
+        self.dtype_name = d.get("dtype", DEFAULTS["dtype"])
+        if self.dtype_name not in DTYPES:
+            raise TargetError("dtype %r is not one of %s" % (self.dtype_name, ", ".join(DTYPES)))
+        self.dtype = DTYPES[self.dtype_name]
+        self.device = d.get("device", DEFAULTS["device"])
+        if self.device not in ("auto", "cuda", "cpu") and not str(self.device).startswith("cuda:"):
+            raise TargetError("device %r is not auto, cuda or cpu" % (self.device,))
+        self.seed = _int_field(d, "seed", DEFAULTS["seed"], 0)
+        self.iters = _int_field(d, "iters", DEFAULTS["iters"], 1)
+        self.samples = _int_field(d, "samples", DEFAULTS["samples"], 1)
+        self.warmup_s = float(d.get("warmup_s", DEFAULTS["warmup_s"]))
+        self.timer = d.get("timer", DEFAULTS["timer"])
+        if self.timer not in TIMERS:
+            raise TargetError("timer %r is not one of %s" % (self.timer, ", ".join(TIMERS)))
+        self.flops = d.get("flops")
+        self.min_bytes = d.get("min_bytes")
+        if self.min_bytes is not None and (not isinstance(self.min_bytes, int) or self.min_bytes < 1):
+            raise TargetError("min_bytes %r must be a positive integer (bytes one call reads)" % (self.min_bytes,))
+        rtol, atol = TOLERANCES[self.dtype_name]
+        self.rtol = float(d["rtol"]) if d.get("rtol") is not None else rtol
+        self.atol = float(d["atol"]) if d.get("atol") is not None else atol
+
+    @classmethod
+    def from_dict(cls, d, base_dir=None):
+        if isinstance(d, Target):
+            return d
+        if not isinstance(d, dict):
+            raise TargetError("TARGET must be a dict, got %s" % type(d).__name__)
+        return cls(d, base_dir)
+
+    def to_dict(self):
+        return dict(self.raw)
+
+
+def _int_field(d, key, default, minimum):
+    v = d.get(key, default)
+    if v is None:
+        v = default
+    if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+        raise TargetError("%s %r must be an integer >= %d" % (key, v, minimum))
+    return v
+
+
+def read_target_file(path):
+    """The literal TARGET dict of a target script, read from its text without importing it."""
+    with open(path, "r", encoding="utf-8") as f:
+        tree = ast.parse(f.read(), filename=path)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TARGET" for t in node.targets):
+            try:
+                return ast.literal_eval(node.value)
+            except ValueError:
+                raise TargetError("%s: TARGET must be a literal dict (no names or calls in it)" % path)
+    raise TargetError("%s has no top-level `TARGET = {...}`; is it a protocol-3 target script?" % path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Device and rotation depth
+# ---------------------------------------------------------------------------------------------
+
+def resolve_device(device):
+    """'auto' -> 'cuda' when torch sees a GPU, else 'cpu'. This is the first CUDA call of a run."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise StageError("device", "device %r was asked for but torch %s sees no CUDA GPU; use device='cpu' or 'auto'"
+                         % (device, torch.__version__))
+    return device
+
+
+def cache_bytes(device):
+    """(bytes, source): the last-level cache that rotation must defeat, queried where possible.
+
+    HOTKERNEL_CACHE_BYTES overrides (tests; hand-tuning). CUDA: the device's L2_cache_size
+    (torch >= 2.1), else L2_FALLBACK_BYTES. CPU: the largest cache in sysfs, else 32 MiB.
+    """
+    env = os.environ.get("HOTKERNEL_CACHE_BYTES")
+    if env:
+        return int(env), "HOTKERNEL_CACHE_BYTES"
+    if str(device).startswith("cuda"):
+        props = torch.cuda.get_device_properties(torch.device(device))
+        l2 = getattr(props, "L2_cache_size", None)
+        if l2:
+            return int(l2), "device L2_cache_size"
+        return L2_FALLBACK_BYTES, "fallback (device does not report L2)"
+    best = 0
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in os.listdir(base):
+            try:
+                with open(os.path.join(base, entry, "size")) as f:
+                    text = f.read().strip().upper()
+                mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+                best = max(best, int(text.rstrip("KMG")) * mult)
+            except (OSError, ValueError):
+                continue
+    except OSError:
+        pass
+    if best:
+        return best, "sysfs cpu cache"
+    return CPU_CACHE_FALLBACK_BYTES, "fallback (no cpu cache info)"
+
+
+def rotation_k(bytes_per_call, cache, rotate=True, factor=ROTATE_FACTOR, max_k=MAX_ROTATE_K):
+    """How many input copies to cycle through so each call's inputs come from DRAM.
+
+    K = clamp(ceil(factor * cache / bytes_per_call), 2, max_k); 1 when nothing rotates.
+    K >= 2 also means no two consecutive calls see the same tensors.
+    """
+    if not rotate:
+        return 1
+    if bytes_per_call <= 0:
+        return max_k
+    return int(min(max_k, max(2, math.ceil(factor * cache / float(bytes_per_call)))))
+
+
+def tensor_bytes(t):
+    return t.numel() * t.element_size()
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+# ---------------------------------------------------------------------------------------------
+
+def _generator(device, seed):
+    g = torch.Generator(device=torch.device(device).type if str(device).startswith("cuda") else "cpu")
+    g.manual_seed(int(seed))
+    return g
+
+
+def _draw(shape, dtype, device, gen):
+    # Drawn in fp32 then cast, so a bf16 and an fp32 target with one seed see the same values.
+    return torch.randn(shape, generator=gen, device=device, dtype=torch.float32).to(dtype)
+
+
+def make_raw_inputs(target, gen, device, shared=None):
+    """One raw set {name: tensor}; names in `shared` are reused as given (not redrawn)."""
+    raw = {}
+    for name, shape in [("x", target.shape)] + target.extra:
+        if shared is not None and name in shared:
+            raw[name] = shared[name]
+        else:
+            raw[name] = _draw(shape, target.dtype, device, gen)
+    return raw
+
+
+def derive_inputs(target, raw, derive_fn):
+    """Raw random tensors -> the call's inputs, in call order (target.call_names)."""
+    if derive_fn is None:
+        return [raw[n] for n in target.raw_names]
+    try:
+        out = derive_fn(dict(raw))
+    except BaseException as e:
+        raise StageError("derive", "derive %s raised %s: %s" % (target.derive, type(e).__name__, e))
+    if not isinstance(out, dict):
+        raise StageError("derive", "derive %s must return a dict {name: tensor}, got %s" % (target.derive, type(out).__name__))
+    if list(out.keys()) != list(target.call_names):
+        raise StageError("derive", "derive %s returned names %s but inputs says %s (same names, same order)"
+                         % (target.derive, list(out.keys()), list(target.call_names)))
+    return [out[n] for n in target.call_names]
+
+
+def make_inputs(target, seed=None, device=None, derive_fn=None):
+    """The check input set for this seed, in call order (what the tests compare across runs)."""
+    target = Target.from_dict(target)
+    device = resolve_device(device or target.device)
+    if target.derive and derive_fn is None:
+        derive_fn = load_callable(target.derive, target.base_dir)
+    gen = _generator(device, target.seed if seed is None else seed)
+    return derive_inputs(target, make_raw_inputs(target, gen, device), derive_fn)
+
+
+def make_input_sets(target, seed, device, k, derive_fn=None):
+    """(check_set, timed_sets): fresh draws for the check, then k timed sets, from one seed.
+
+    Rotated inputs are redrawn for every timed set; the others are drawn once and shared.
+    """
+    gen = _generator(device, seed)
+    check_set = derive_inputs(target, make_raw_inputs(target, gen, device), derive_fn)
+    return check_set, make_timed_sets(target, gen, device, k, derive_fn)
+
+
+def make_timed_sets(target, gen, device, k, derive_fn=None):
+    """k timed sets drawn from `gen` (continuing after the check set)."""
+    shared = None
+    timed = []
+    for _ in range(k):
+        raw = make_raw_inputs(target, gen, device, shared)
+        if shared is None:
+            shared = {n: t for n, t in raw.items() if n not in target.rotate}
+        timed.append(derive_inputs(target, raw, derive_fn))
+    return timed
+
+
+# ---------------------------------------------------------------------------------------------
+# Reference and check
+# ---------------------------------------------------------------------------------------------
+
+def as_outputs(out):
+    """A tensor or a tuple/list of tensors -> list; anything else -> None."""
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)) and out and all(isinstance(o, torch.Tensor) for o in out):
+        return list(out)
+    return None
+
+
+class _NoTF32:
+    """TF32 off while the reference runs (an fp32 reference must be fp32), restored after."""
+
+    def __enter__(self):
+        self.saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+    def __exit__(self, *exc):
+        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = self.saved
+
+
+def upcast(t):
+    return t.float() if t.is_floating_point() and t.dtype != torch.float64 else t
+
+
+def reference_outputs(target, inputs, baseline_fn=None, reference_fn=None):
+    """The fp32 reference outputs (list of tensors) for one input set.
+
+    Default: the baseline function on the inputs upcast to fp32. With `reference`: that function,
+    on upcast inputs, or with derive on the derived inputs as they are (it does its own fp32 math).
+    """
+    fn = reference_fn or baseline_fn
+    args = list(inputs) if (target.derive and reference_fn is not None) else [upcast(t) for t in inputs]
+    which = ("reference %s" % target.reference) if reference_fn is not None else ("%s in fp32" % target.fn_spec)
+    with torch.no_grad(), _NoTF32():
+        try:
+            out = fn(*args)
+        except BaseException as e:
+            hint = "" if reference_fn is not None else "; if it cannot run in fp32, pass reference='module:function'"
+            raise StageError("reference", "the reference (%s) raised %s: %s%s" % (which, type(e).__name__, e, hint))
+    outs = as_outputs(out)
+    if outs is None:
+        raise StageError("reference", "the reference (%s) returned %s, not a tensor or tuple of tensors"
+                         % (which, type(out).__name__))
+    return [upcast(o).detach().clone() for o in outs]
+
+
+def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
+    """Compares outputs with the fp32 reference. Returns a dict: ok, reason, max_abs, rel (max_abs /
+    rms(ref)), atol (absolute, as used), rtol, scale (rms(ref)), tol_used (worst |err| / allowed).
+
+    out/ref: a tensor or a list of tensors. dtype: the target's dtype name (picks the default
+    tolerances). expected: [(shape, dtype)] per output (from the baseline) or None to check
+    shapes against ref only. Per element |out-ref| <= atol*rms(ref) + rtol*|ref|; NaN/Inf,
+    a wrong shape, dtype or device, a tensor subclass, or a non-tensor fail.
+    """
+    d_rtol, d_atol = TOLERANCES[dtype]
+    rtol = d_rtol if rtol is None else rtol
+    atol_f = d_atol if atol is None else atol
+    res = {"ok": False, "reason": None, "max_abs": None, "rel": None, "atol": None, "rtol": rtol, "scale": None,
+           "tol_used": None}
+    refs = as_outputs(ref)
+    outs = as_outputs(out)
+    if outs is None:
+        res["reason"] = "returned %s, expected %s" % (type(out).__name__,
+                                                       "a tensor" if len(refs) == 1 else "%d tensors" % len(refs))
+        return res
+    if len(outs) != len(refs):
+        res["reason"] = "returned %d tensor(s), expected %d" % (len(outs), len(refs))
+        return res
+    worst = None
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        label = "output" if len(outs) == 1 else "output %d" % i
+        if type(o) is not torch.Tensor:
+            res["reason"] = "%s is a %s; return a plain torch.Tensor" % (label, type(o).__name__)
+            return res
+        if tuple(o.shape) != tuple(r.shape):
+            res["reason"] = "%s has shape %s, expected %s" % (label, list(o.shape), list(r.shape))
+            return res
+        if expected is not None and o.dtype != expected[i][1]:
+            res["reason"] = "%s has dtype %s, expected %s" % (label, o.dtype, expected[i][1])
+            return res
+        if o.device != r.device:
+            res["reason"] = "%s is on %s, expected %s" % (label, o.device, r.device)
+            return res
+        of = o.detach().double() if o.is_floating_point() else o.detach().to(torch.float64)
+        rf = r.detach().double()
+        if not torch.isfinite(rf).all():
+            res["reason"] = "the reference for %s has NaN/Inf: the target's inputs or reference are bad" % label
+            return res
+        bad_nf = int((~torch.isfinite(of)).sum())
+        if bad_nf:
+            res["reason"] = "%s has %d NaN/Inf element(s)" % (label, bad_nf)
+            return res
+        scale = float(rf.pow(2).mean().sqrt()) if rf.numel() else 0.0
+        a_abs = atol_f * scale
+        diff = (of - rf).abs()
+        max_abs = float(diff.max()) if diff.numel() else 0.0
+        bound = a_abs + rtol * rf.abs()
+        bad = diff > bound
+        n_bad = int(bad.sum())
+        rel = max_abs / scale if scale > 0 else (0.0 if max_abs == 0 else float("inf"))
+        # share of the allowed error used by the worst element: <= 1 passes
+        used = float((diff / bound.clamp_min(1e-300)).max()) if diff.numel() else 0.0
+        if worst is None or used > worst["tol_used"]:
+            worst = {"max_abs": max_abs, "rel": rel, "atol": a_abs, "scale": scale, "tol_used": used}
+        if n_bad:
+            zeros = " (the output is all zeros)" if not bool(of.abs().max() > 0) else ""
+            res["reason"] = ("%s: %d of %d elements outside tolerance%s: max abs error %.4g, %.3g x rms(ref); "
+                             "allowed |err| <= %.3g + %.3g*|ref| (atol %.3g x rms %.4g)"
+                             % (label, n_bad, diff.numel(), zeros, max_abs, rel, a_abs, rtol, atol_f, scale))
+            res.update({"max_abs": max_abs, "rel": rel, "atol": a_abs, "scale": scale, "tol_used": used})
+            return res
+    res.update(worst or {})
+    res["ok"] = True
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Timers. Each returns samples_ms (one per sample: mean time of one call) and the last call's
+# output, which the session checks against the reference of the set it was computed from.
+# ---------------------------------------------------------------------------------------------
+
+def _cycle(sets, n):
+    return [sets[j % len(sets)] for j in range(n)]
+
+
+def warm_up(fn, sets, seconds, sync):
+    """First call (compilation, autotuning) finishes before the clock starts; then >= `seconds`
+    of calls over all rotated sets so clocks settle. Returns the warm-up time spent [s]."""
+    fn(*sets[0])
+    sync()
+    t0 = time.perf_counter()
+    while True:
+        for s in sets:
+            fn(*s)
+        sync()
+        if time.perf_counter() - t0 >= seconds:
+            return time.perf_counter() - t0
+
+
+def time_cuda_graph(fn, sets, calls, samples):
+    """CUDA-graph replay of `calls` calls cycling over the rotated sets; one event pair per replay.
+
+    Launch overhead is gone from the measurement, so a 3 us kernel reads 3 us (per-call events
+    read ~30 us on an H200). Caveat: capture can change an op (a captured device copy ran on
+    the copy engine at 2/3 of eager bandwidth), so the timer name is reported and compared.
+    """
+    order = _cycle(sets, calls)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # allocator and lazy init warmed on a side stream, as torch advises
+        for s in order[: len(sets)]:
+            fn(*s)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    last = None
+    with torch.cuda.graph(graph):
+        for s in order:
+            last = fn(*s)  # earlier outputs are freed and their graph-pool memory reused
+    graph.replay()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(samples):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        graph.replay()
+        b.record()
+        b.synchronize()
+        out.append(a.elapsed_time(b) / calls)
+    torch.cuda.synchronize()
+    return out, last, graph
+
+
+def time_cuda_events(fn, sets, calls, samples):
+    """Fallback: an event pair around every call; a sample is the mean of `calls` per-call times.
+    Honest for kernels above ~50 us; launch overhead inflates tiny ones (32 us for 2.8 us)."""
+    order = _cycle(sets, calls)
+    out = []
+    last = None
+    for _ in range(samples):
+        evs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in order]
+        for (a, b), s in zip(evs, order):
+            a.record()
+            last = fn(*s)
+            b.record()
+        torch.cuda.synchronize()
+        out.append(sum(a.elapsed_time(b) for a, b in evs) / calls)
+    return out, last
+
+
+def time_cpu(fn, sets, calls, samples):
+    """perf_counter around `calls` calls cycling over the sets; one sample per block."""
+    order = _cycle(sets, calls)
+    out = []
+    last = None
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        for s in order:
+            last = fn(*s)
+        out.append((time.perf_counter() - t0) * 1e3 / calls)
+    return out, last
+
+
+# ---------------------------------------------------------------------------------------------
+# A prepared session: everything built before the candidate exists
+# ---------------------------------------------------------------------------------------------
+
+def versions():
+    try:
+        from importlib import metadata
+        triton = metadata.version("triton")
+    except Exception:
+        triton = None  # not installed (or no metadata): the contract never imports triton
+    return {"python": platform.python_version(), "torch": torch.__version__, "triton": triton}
+
+
+def contract_sha256():
+    try:
+        with open(os.path.abspath(__file__), "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
+
+
+class Session:
+    """Inputs, references, expected output specs, rotation and timer for one target and seed."""
+
+    def __init__(self, target, seed=None):
+        self.target = target
+        self.seed = target.seed if seed is None else int(seed)
+        self.device = resolve_device(target.device)
+        self.is_cuda = self.device.startswith("cuda")
+        self.cache_bytes, self.cache_source = cache_bytes(self.device)
+        t = target
+        self.baseline_fn = load_callable(t.fn_spec, t.base_dir) if t.fn_spec else None
+        self.reference_fn = load_callable(t.reference, t.base_dir) if t.reference else None
+        self.derive_fn = load_callable(t.derive, t.base_dir) if t.derive else None
+        if self.baseline_fn is None and self.reference_fn is None:
+            raise TargetError("TARGET needs 'from' (the baseline function) or 'reference'")
+
+        # Check set first, so the output specs and bytes per call are known before choosing K;
+        # the timed sets continue from the same generator (fresh draws, distinct from the check's).
+        gen = _generator(self.device, self.seed)
+        self.check_inputs = derive_inputs(t, make_raw_inputs(t, gen, self.device), self.derive_fn)
+        self.check_ref = reference_outputs(t, self.check_inputs, self.baseline_fn, self.reference_fn)
+        self.expected = self._expected_specs(self.check_inputs)
+        self.out_bytes = sum(_numel(s) * _elsize(dt) for s, dt in self.expected)
+        in_bytes = sum(tensor_bytes(x) for x in self.check_inputs)
+        rotated_bytes = sum(tensor_bytes(self.check_inputs[i]) for i in self._rotated_call_indices(self.check_inputs))
+        self.bytes_per_call = (t.min_bytes if t.min_bytes else rotated_bytes) + self.out_bytes
+        self.k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=bool(t.rotate))
+        self.roofline_bytes = (t.min_bytes if t.min_bytes else in_bytes) + self.out_bytes
+
+        self.timed_sets = make_timed_sets(t, gen, self.device, self.k, self.derive_fn)
+        # calls per sample: iters rounded up to whole passes over the K sets (same for both roles)
+        self.calls = max(t.iters, self.k)
+        self.calls = int(math.ceil(self.calls / float(self.k)) * self.k)
+        self.last_set = (self.calls - 1) % self.k
+        self.last_ref = reference_outputs(t, self.timed_sets[self.last_set], self.baseline_fn, self.reference_fn)
+        self.shapes = {n: list(x.shape) for n, x in zip(t.call_names, self.check_inputs)}
+        outs = [list(s) for s, _ in self.expected]
+        self.shapes["out"] = outs[0] if len(outs) == 1 else outs
+        self._sync()
+
+    def _expected_specs(self, inputs):
+        # The baseline in the target dtype says what the output must look like (shape, dtype).
+        if self.baseline_fn is None:
+            return [(tuple(r.shape), self.target.dtype if r.is_floating_point() else r.dtype) for r in self.check_ref]
+        with torch.no_grad():
+            try:
+                out = self.baseline_fn(*inputs)
+            except BaseException as e:
+                raise StageError("baseline", "the baseline %s raised %s: %s" % (self.target.fn_spec, type(e).__name__, e))
+        outs = as_outputs(out)
+        if outs is None:
+            raise StageError("baseline", "the baseline %s returned %s, not a tensor or tuple of tensors"
+                             % (self.target.fn_spec, type(out).__name__))
+        if len(outs) != len(self.check_ref):
+            raise StageError("reference", "the reference returns %d tensor(s) but the baseline %d"
+                             % (len(self.check_ref), len(outs)))
+        return [(tuple(o.shape), o.dtype) for o in outs]
+
+    def _rotated_call_indices(self, call_inputs):
+        t = self.target
+        if not t.derive:
+            return [i for i, n in enumerate(t.call_names) if n in t.rotate]
+        return list(range(len(call_inputs)))  # derived inputs are rebuilt per set: all rotate
+
+    def _sync(self):
+        if self.is_cuda:
+            torch.cuda.synchronize()
+
+    def _check(self, out, ref):
+        return check(out, ref, self.target.dtype_name, self.expected, self.target.rtol, self.target.atol)
+
+    def result_base(self, role):
+        t = self.target
+        dev_name = torch.cuda.get_device_name(torch.device(self.device)) if self.is_cuda else platform.processor() or "cpu"
+        return {
+            "protocol": PROTOCOL, "target": t.name, "role": role, "status": None, "ok": False, "reason": None,
+            "ms": None, "samples_ms": [], "timer": None, "iters": t.iters, "calls_per_sample": self.calls,
+            "seed": self.seed, "rotate_k": self.k, "shapes": self.shapes, "dtype": t.dtype_name,
+            "device": self.device, "gpu": dev_name if self.is_cuda else None,
+            "cache_bytes": self.cache_bytes, "cache_source": self.cache_source,
+            "error": None, "checked": [],
+            "roofline_inputs": {"flops": t.flops, "bytes": int(self.roofline_bytes), "dtype": t.dtype_name},
+            "warmup_s": None, "versions": versions(), "contract_sha256": contract_sha256(),
+        }
+
+    def measure(self, fn, role="candidate"):
+        """Checks fn on the check set, warms it up, times it, checks the last timed output."""
+        t = self.target
+        res = self.result_base(role)
+        try:
+            with torch.no_grad():
+                try:
+                    out = fn(*self.check_inputs)
+                    self._sync()
+                except BaseException as e:
+                    raise StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                first = self._check(out, self.check_ref)
+                del out
+                res["error"] = _error_fields(first)
+                res["checked"].append("check_set")
+                sync = self._sync
+                try:
+                    res["warmup_s"] = round(warm_up(fn, self.timed_sets, t.warmup_s, sync), 3)
+                except BaseException as e:
+                    raise StageError("call", "during warm-up %s raised %s: %s"
+                                     % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                samples, last, timer, note = self._time(fn)
+                res["samples_ms"] = [round(s, 6) for s in samples]
+                res["ms"] = statistics.median(samples)
+                res["timer"] = timer
+                if note:
+                    res["timer_note"] = note
+                timed = self._check(last, self.last_ref)
+                res["checked"].append("last_timed_call")
+                del last
+                self._graph = None
+        except StageError as e:
+            res["status"] = "error"
+            res["reason"] = "%s: %s" % (e.stage, e)
+            return res
+        failed = first if not first["ok"] else (timed if not timed["ok"] else None)
+        if failed is not None:
+            res["status"] = "incorrect"
+            where = "check call" if failed is first else "last timed call"
+            res["reason"] = "%s: %s" % (where, failed["reason"])
+            res["error"] = _error_fields(failed)
+        else:
+            res["status"] = "ok"
+            res["ok"] = True
+            res["error"] = _error_fields(first if first["tol_used"] >= timed["tol_used"] else timed)
+        return res
+
+    def _time(self, fn):
+        t = self.target
+        timer = t.timer
+        if not self.is_cuda:
+            try:
+                samples, last = time_cpu(fn, self.timed_sets, self.calls, t.samples)
+            except BaseException as e:
+                raise StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+            return samples, last, "cpu", None
+        note = None
+        if timer in ("auto", "cuda_graph"):
+            try:
+                samples, last, self._graph = time_cuda_graph(fn, self.timed_sets, self.calls, t.samples)
+                return samples, last, "cuda_graph", None  # the graph (its memory pool) lives until checked
+            except BaseException as e:
+                if timer == "cuda_graph":
+                    raise StageError("timer", "CUDA-graph capture failed: %s: %s" % (type(e).__name__, e))
+                note = "CUDA-graph capture failed (%s: %s); fell back to per-call events" % (type(e).__name__, str(e)[:200])
+                try:
+                    torch.cuda.synchronize()
+                except BaseException:
+                    pass
+        try:
+            samples, last = time_cuda_events(fn, self.timed_sets, self.calls, t.samples)
+        except BaseException as e:
+            raise StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+        return samples, last, "cuda_events", note
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _elsize(dtype):
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def _error_fields(c):
+    return {"max_abs": c.get("max_abs"), "rel": c.get("rel"), "atol": c.get("atol"), "rtol": c.get("rtol"),
+            "scale": c.get("scale"), "tol_used": c.get("tol_used")}
+
+
+def prepare(target, seed=None, base_dir=None):
+    """Builds a Session (inputs, reference, timer set-up) from a Target or a TARGET dict.
+    Raises TargetError / StageError; measure() turns those into a result line."""
+    return Session(Target.from_dict(target, base_dir), seed)
+
+
+def measure(target, fn, role="candidate", seed=None, base_dir=None):
+    """prepare + Session.measure, never raising for the user's mistakes: returns the result dict."""
+    try:
+        session = prepare(target, seed, base_dir)
+    except (TargetError, StageError) as e:
+        return error_result(target, role, e)
+    return session.measure(fn, role)
+
+
+def error_result(target, role, exc):
+    name = target.get("name") if isinstance(target, dict) else getattr(target, "name", None)
+    stage = getattr(exc, "stage", "target" if isinstance(exc, (TargetError, OSError, SyntaxError)) else "internal")
+    return {"protocol": PROTOCOL, "target": name, "role": role, "status": "error", "ok": False,
+            "reason": "%s: %s" % (stage, exc), "ms": None, "samples_ms": [], "versions": versions(),
+            "contract_sha256": contract_sha256()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points: a script's __main__, and the file runner for an outside harness
+# ---------------------------------------------------------------------------------------------
+
+def emit(result, result_fd=None, nonce=None):
+    """Writes the result as one JSON line to stdout, or to an inherited fd with the run's nonce."""
+    if nonce is not None:
+        result = dict(result, nonce=nonce)
+    line = json.dumps(_finite(result), allow_nan=False, default=str) + "\n"
+    if result_fd is None:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+    else:
+        data = line.encode()
+        while data:
+            data = data[os.write(result_fd, data):]
+
+
+def _finite(v):
+    # JSON has no NaN/Infinity; a non-finite number becomes null rather than an invalid line.
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
+def exit_code(result):
+    """0: measured (ok true or false); 1: an error stopped the run (user code, target, device)."""
+    return 0 if result.get("status") in ("ok", "incorrect") else 1
+
+
+def _result_channel():
+    fd = os.environ.get("HOTKERNEL_RESULT_FD")
+    return (int(fd) if fd else None), os.environ.get("HOTKERNEL_NONCE")
+
+
+def _finish(result):
+    if result.get("status") == "error":
+        sys.stderr.write("hotkernel: %s\n" % result.get("reason"))
+    fd, nonce = _result_channel()
+    emit(result, fd, nonce)
+    return exit_code(result)
+
+
+def main(target, fn, role="candidate", file=None):
+    """A target script's __main__: measure fn against the target and print the line; exits."""
+    if file is None:
+        file = getattr(sys.modules.get("__main__"), "__file__", None)
+    base_dir = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
+    try:
+        result = measure(target, fn, role, base_dir=base_dir)
+    except BaseException as e:  # a bug here or in torch: still one line, never a bare traceback
+        traceback.print_exc()
+        result = error_result(target, role, e)
+    sys.exit(_finish(result))
+
+
+def run_file(path, role="candidate", result_fd=None, nonce=None, target_from=None, seed=None):
+    """Measures the `kernel` of a target script, importing it only after the session is ready.
+
+    target_from: take TARGET from this file instead (the baseline's), so a candidate cannot
+    loosen its own definition. Returns the result dict (also emitted when result_fd is given).
+    """
+    path = os.path.abspath(path)
+    tpath = os.path.abspath(target_from) if target_from else path
+    base_dir = os.path.dirname(tpath)
+    try:
+        target = Target.from_dict(read_target_file(tpath), base_dir)
+    except (TargetError, SyntaxError, OSError) as e:
+        result = error_result({"name": None}, role, StageError("target", str(e)))
+    else:
+        try:
+            session = prepare(target, seed)
+        except (TargetError, StageError) as e:
+            result = error_result(target, role, e)
+        else:
+            # The script's `import hotkernel_contract` must get this module, not a vendored copy.
+            sys.modules["hotkernel_contract"] = sys.modules[__name__]
+            try:
+                fn = _load_kernel(path)
+            except StageError as e:
+                result = error_result(target, role, e)
+            else:
+                result = session.measure(fn, role)
+    if result_fd is not None:
+        emit(result, result_fd, nonce)
+    return result
+
+
+def _load_kernel(path):
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    name = "_hk_target_" + hashlib.sha256(path.encode()).hexdigest()[:8]
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except BaseException as e:
+        raise StageError("import", "importing %s failed: %s: %s" % (path, type(e).__name__, e))
+    fn = getattr(module, "kernel", None)
+    if not callable(fn):
+        raise StageError("function", "%s defines no function `kernel`" % path)
+    return fn
+
+
+def _cli(argv):
+    import argparse
+    p = argparse.ArgumentParser(prog="hotkernel_contract.py", description="Run a protocol-%d target file." % PROTOCOL)
+    p.add_argument("--run", required=True, metavar="TARGET_FILE", help="a *_baseline.py or *_candidate.py script")
+    p.add_argument("--role", choices=("baseline", "candidate"), default="candidate")
+    p.add_argument("--target-from", help="read TARGET from this file (the baseline) instead")
+    p.add_argument("--seed", type=int, help="override the target's seed")
+    a = p.parse_args(argv)
+    fd, nonce = _result_channel()
+    try:
+        result = run_file(a.run, a.role, None, None, a.target_from, a.seed)
+    except BaseException as e:
+        traceback.print_exc()
+        result = error_result({"name": None}, a.role, e)
+    if result.get("status") == "error":
+        sys.stderr.write("hotkernel: %s\n" % result.get("reason"))
+    emit(result, fd, nonce)
+    return exit_code(result)
+
+
+if __name__ == "__main__":
+    sys.exit(_cli(sys.argv[1:]))

@@ -1,0 +1,402 @@
+// new: scaffold a protocol-3 target (baseline, candidate, vendored contract) from a PyTorch function.
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "python/interpreter.h"
+#include "registry/tool.h"
+#include "target/target_spec.h"
+#include "util/files.h"
+#include "util/hash.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr double probe_timeout_s = 300;
+
+std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
+    std::string out;
+    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+std::vector<std::string> string_list(const json& args, const char* key) {
+    if (!args.contains(key) || args[key].is_null()) return {};
+    return args[key].get<std::vector<std::string>>();
+}
+
+std::string optional_string(const json& args, const char* key) {
+    return args.contains(key) && args[key].is_string() ? trim(args[key].get<std::string>()) : std::string();
+}
+
+/// A './file.py:fn' spec is resolved against the current folder, checked, and rewritten relative
+/// to out_dir (where the scripts live and resolve it); module specs pass through unchanged.
+std::string place_spec(const std::string& text, const char* what, const fs::path& out_dir) {
+    callable_spec s = parse_callable_spec(text, what);
+    if (!s.is_file()) return s.module + ":" + s.attr;
+    const fs::path file = fs::absolute(s.module).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec))
+        throw tool_error(fmt::format("{} '{}': the file {} does not exist; give the path of the Python file that "
+                                     "defines {} (relative to the current folder)",
+                                     what, text, file.string(), s.attr));
+    fs::path rel = file.lexically_relative(out_dir);
+    std::string r = rel.empty() ? file.string() : rel.string();
+    if (!r.starts_with(".") && !r.starts_with("/")) r = "./" + r;
+    return r + ":" + s.attr;
+}
+
+/// The TARGET dict the scripts will hold, from validated options (no Python yet).
+json build_target(const json& args, const fs::path& out_dir, std::vector<std::string>& warnings) {
+    const std::string from_text = args.at("from").get<std::string>();
+    const callable_spec from = parse_callable_spec(from_text, "from");
+
+    std::string name = optional_string(args, "name");
+    if (name.empty()) {
+        const auto dot = from.attr.rfind('.');
+        name = dot == std::string::npos ? from.attr : from.attr.substr(dot + 1);
+    }
+    for (char c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.'))
+            throw tool_error(fmt::format("name '{}' is not usable in a file name; use letters, digits, '_' or '-'", name));
+    if (name.empty() || name.starts_with(".")) throw tool_error(fmt::format("name '{}' is not a valid target name", name));
+
+    const auto shape = parse_shape_text(args.at("shape").get<std::string>(), "shape");
+    json extra = json::object();
+    std::vector<std::string> raw_names = {"x"};
+    for (const auto& e : string_list(args, "extra")) {
+        named_shape ns = parse_extra_item(e);
+        if (ns.name == "x" || extra.contains(ns.name))
+            throw tool_error(fmt::format("extra input '{}': the name '{}' is already used (x is the primary input); "
+                                         "give each input its own name",
+                                         e, ns.name));
+        extra[ns.name] = ns.shape;
+        raw_names.push_back(ns.name);
+    }
+
+    std::vector<std::string> rotate = args.contains("rotate") ? string_list(args, "rotate") : std::vector<std::string>{"x"};
+    for (const auto& r : rotate)
+        if (std::find(raw_names.begin(), raw_names.end(), r) == raw_names.end())
+            throw tool_error(fmt::format("rotate names '{}', which is not an input; the inputs are {} (x from --shape, "
+                                         "the others from --extra)",
+                                         r, join(raw_names)));
+
+    const std::string derive = optional_string(args, "derive");
+    const std::string reference = optional_string(args, "reference");
+    std::vector<std::string> inputs = string_list(args, "inputs");
+    if (!derive.empty()) {
+        if (reference.empty())
+            throw tool_error("derive needs reference: the derived inputs (an int8 weight and its scales) cannot just be "
+                             "upcast to fp32, so pass --reference 'module:function' that takes them as they are and does "
+                             "its own fp32 math");
+        if (inputs.empty())
+            throw tool_error("derive needs inputs: the names derive returns, in call order, e.g. --inputs x,w_q,scales");
+        std::set<std::string> seen;
+        for (const auto& n : inputs) {
+            if (!is_identifier(n))
+                throw tool_error(fmt::format("inputs name '{}' is not a Python identifier; names become the candidate's "
+                                             "arguments",
+                                             n));
+            if (!seen.insert(n).second) throw tool_error(fmt::format("inputs names '{}' twice; each name once", n));
+        }
+    } else if (!inputs.empty()) {
+        throw tool_error(fmt::format("inputs ({}) is only used with derive; without derive the call takes {} (x, then "
+                                     "--extra in order)",
+                                     join(inputs), join(raw_names)));
+    }
+
+    json t;
+    t["name"] = name;
+    t["from"] = place_spec(from_text, "from", out_dir);
+    t["shape"] = shape;
+    t["extra"] = extra;
+    t["rotate"] = rotate;
+    t["derive"] = derive.empty() ? json(nullptr) : json(place_spec(derive, "derive", out_dir));
+    t["inputs"] = inputs.empty() ? json(nullptr) : json(inputs);
+    t["reference"] = reference.empty() ? json(nullptr) : json(place_spec(reference, "reference", out_dir));
+    t["flops"] = nullptr;
+    if (args.contains("flops") && args["flops"].is_number()) {
+        const double f = args["flops"].get<double>();
+        // integral flop counts stay integers in the TARGET (8388608, not 8388608.0)
+        t["flops"] = (f == std::floor(f) && f < 9e15) ? json(static_cast<long long>(f)) : json(f);
+    }
+    t["min_bytes"] = args.contains("min_bytes") && !args["min_bytes"].is_null() ? args["min_bytes"] : json(nullptr);
+    t["dtype"] = args.at("dtype");
+    t["device"] = args.at("device");
+    t["seed"] = args.at("seed");
+    t["iters"] = args.at("iters");
+    t["samples"] = 10;
+    t["warmup_s"] = 0.5;
+    t["timer"] = "auto";
+    if (rotate.empty()) warnings.push_back("rotate is empty: every timed call reads the same inputs, which stay in L2; "
+                                           "times will be optimistic for a memory-bound kernel");
+    if (t["flops"].is_null())
+        warnings.push_back("no flops given: roofline() can only place this kernel by its bytes; pass --flops (nominal "
+                           "flops per call) for a compute-bound kernel");
+    return t;
+}
+
+/// Runs the probe in the user's interpreter; returns its result object or throws a tool_error
+/// that says which stage failed and how to fix it.
+json run_probe(const json& target, const fs::path& out_dir, const std::string& python, tool_context& ctx) {
+    const fs::path dir = embedded_python_dir();
+    process_spec spec;
+    spec.argv = {python, (dir / "hotkernel_probe.py").string()};
+    spec.stdin_data = dump_line(json{{"target", target}, {"base_dir", out_dir.string()}});
+    spec.result_channel = true;
+    spec.timeout_s = probe_timeout_s;
+    spec.max_capture_bytes = 1u << 20;
+    ctx.progress(0, 0, fmt::format("checking {} in {}", target["from"].get<std::string>(), python));
+    const process_result r = ctx.runner->run(spec, ctx.cancel);
+    json res;
+    try {
+        if (!trim(r.channel_text).empty()) res = json::parse(split_lines(trim(r.channel_text)).back());
+    } catch (const json::exception&) {
+        res = nullptr;
+    }
+    if (!res.is_object()) {
+        if (r.cancelled) throw tool_error("new was cancelled while checking the function");
+        throw tool_error(fmt::format("checking the function in {} failed: the probe {} without a result{}{}", python,
+                                     r.describe(probe_timeout_s),
+                                     r.timed_out ? " (the function or its import took too long on the given shape; try "
+                                                   "a smaller --shape or --device cuda)"
+                                                 : "",
+                                     r.stderr_text.empty() ? "" : "; stderr:\n" + tail_text(r.stderr_text)));
+    }
+    if (res.value("ok", false)) return res;
+
+    const std::string stage = res.value("stage", "");
+    const std::string reason = res.value("reason", "unknown failure");
+    const std::string from = target["from"].get<std::string>();
+    std::string hint = res.contains("hint") ? "; " + res["hint"].get<std::string>() : "";
+    if (stage == "torch")
+        throw tool_error(fmt::format("torch is not importable in the interpreter {} ({}); point hotkernel at the "
+                                     "Python that has torch: --python /path/to/python or HOTKERNEL_PYTHON=/path/to/python",
+                                     python, reason));
+    if (stage == "import")
+        throw tool_error(fmt::format("cannot import the function's module in {}: {}{}; check the name, or give a file: "
+                                     "from='./file.py:function'",
+                                     python, reason, hint));
+    if (stage == "function") throw tool_error(fmt::format("from '{}': {}", from, reason));
+    if (stage == "derive")
+        throw tool_error(fmt::format("{}; make derive return a dict with exactly the names in --inputs, in call order",
+                                     reason));
+    if (stage == "device") throw tool_error(reason);
+    if (stage == "call")
+        throw tool_error(fmt::format("the function does not run on the scaffolded inputs ({}): {}; check --shape, "
+                                     "--extra (inputs in call order) and --dtype",
+                                     dump_line(res.value("input_shapes", json::object())), reason));
+    if (stage == "reference") throw tool_error(reason);
+    if (stage == "check")
+        throw tool_error(fmt::format("{}; the target would fail its own check: pass --reference (a function that "
+                                     "computes the same result in fp32) or use another --dtype",
+                                     reason));
+    throw tool_error(fmt::format("checking the target in {} failed at '{}': {}", python, stage, reason));
+}
+
+std::string quote_arg(const std::string& s) {
+    if (!s.empty() && s.find_first_of(" \t\"'$\\`;&|<>()*?[]#~") == std::string::npos) return s;
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+json new_handler(const json& args, tool_context& ctx) {
+    std::vector<std::string> warnings;
+    std::error_code ec;
+    fs::path out_dir = fs::absolute(args.at("out_dir").get<std::string>()).lexically_normal();
+    if (!out_dir.has_filename() && out_dir.has_parent_path()) out_dir = out_dir.parent_path();  // "dir/" -> "dir"
+    if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+        throw tool_error(fmt::format("out_dir {} exists and is not a folder; pass a folder for the target's files",
+                                     out_dir.string()));
+    json target = build_target(args, out_dir, warnings);
+    const std::string name = target["name"].get<std::string>();
+
+    const std::string python = resolve_python(ctx);
+    const json probe = run_probe(target, out_dir, python, ctx);
+
+    const fs::path baseline_path = out_dir / (name + "_baseline.py");
+    const fs::path candidate_path = out_dir / (name + "_candidate.py");
+    const fs::path contract_path = out_dir / "hotkernel_contract.py";
+    const std::string baseline_text = render_target_script(target, "baseline");
+    const std::string candidate_text = render_target_script(target, "candidate");
+    const std::string contract_text(embedded_python("hotkernel_contract.py"));
+
+    // An edited candidate is the user's work: only --force replaces it.
+    const bool force = args.value("force", false);
+    json written = json::array();
+    json unchanged = json::array();
+    auto plan = [&](const fs::path& p, const std::string& text, bool protect) -> bool {
+        if (!fs::exists(p, ec)) return true;
+        const std::string old = read_file(p);
+        if (old == text) {
+            unchanged.push_back(p.string());
+            return false;
+        }
+        if (protect && !force)
+            throw tool_error(fmt::format("{} exists and differs from what new would write (it was edited, or the target "
+                                         "changed); move it away or pass --force to replace it",
+                                         p.string()));
+        warnings.push_back(fmt::format("replaced {}, which differed from what new writes{}", p.string(),
+                                       protect ? " (--force)" : ""));
+        return true;
+    };
+    const bool w_candidate = plan(candidate_path, candidate_text, true);
+    const bool w_baseline = plan(baseline_path, baseline_text, false);
+    const bool w_contract = plan(contract_path, contract_text, false);
+    fs::create_directories(out_dir, ec);
+    if (ec) throw tool_error(fmt::format("cannot create out_dir {}: {}", out_dir.string(), ec.message()));
+    if (w_contract) write_file_atomic(contract_path, contract_text), written.push_back(contract_path.string());
+    if (w_baseline) write_file_atomic(baseline_path, baseline_text), written.push_back(baseline_path.string());
+    if (w_candidate) write_file_atomic(candidate_path, candidate_text), written.push_back(candidate_path.string());
+
+    // Commands relative to the current folder when the files are below it.
+    auto shown = [&](const fs::path& p) {
+        fs::path rel = p.lexically_relative(fs::current_path(ec));
+        return (!rel.empty() && !rel.string().starts_with("..")) ? rel.string() : p.string();
+    };
+    std::string py_flag;
+    if (!ctx.python.empty()) py_flag = " --python " + quote_arg(ctx.python);
+    json next = json::array({
+        fmt::format("hotkernel bench {}{}", quote_arg(shown(baseline_path)), py_flag),
+        fmt::format("hotkernel verify {} {}{}", quote_arg(shown(baseline_path)), quote_arg(shown(candidate_path)), py_flag),
+    });
+    if (probe.value("device", "") == "cpu" && args.at("device") == "auto")
+        warnings.push_back(fmt::format("torch in {} sees no CUDA GPU: the scripts will run and time on the CPU here",
+                                       python));
+
+    json result;
+    result["name"] = name;
+    result["out_dir"] = out_dir.string();
+    result["files"] = {{"baseline", baseline_path.string()},
+                       {"candidate", candidate_path.string()},
+                       {"contract", contract_path.string()}};
+    result["written"] = written;
+    result["unchanged"] = unchanged;
+    result["target"] = target;
+    result["contract"] = {{"protocol", contract_protocol()}, {"sha256", contract_hash()}};
+    json p = json::object();
+    for (const char* k : {"python", "python_version", "torch", "device", "call_names", "input_shapes", "input_dtypes",
+                          "out_shapes", "out_dtypes", "error", "seconds"})
+        if (probe.contains(k)) p[k] = probe[k];
+    result["probe"] = p;
+    result["next_steps"] = next;
+    result["warnings"] = warnings;
+    return result;
+}
+
+std::string new_render(const json& r) {
+    std::string out = fmt::format("target {} in {}\n", r.value("name", ""), r.value("out_dir", ""));
+    for (const auto& [role, path] : r["files"].items()) {
+        const std::string p = path.get<std::string>();
+        bool was_written = false;
+        for (const auto& w : r["written"]) was_written = was_written || w == p;
+        out += fmt::format("  {:<9} {}{}\n", role, p, was_written ? "" : "  (unchanged)");
+    }
+    const json& p = r["probe"];
+    out += fmt::format("checked in {} (torch {}, {}): kernel({}) -> {} {}\n", p.value("python", "?"),
+                       p.value("torch", "?"), p.value("device", "?"),
+                       p.contains("call_names") ? join(p["call_names"].get<std::vector<std::string>>()) : "",
+                       p.contains("out_shapes") ? dump_line(p["out_shapes"]) : "?",
+                       p.contains("out_dtypes") ? dump_line(p["out_dtypes"]) : "");
+    out += fmt::format("contract: protocol {}  sha256 {}\n", r["contract"].value("protocol", 0),
+                       r["contract"].value("sha256", "").substr(0, 16));
+    out += "next:\n";
+    for (const auto& s : r["next_steps"]) out += "  " + s.get<std::string>() + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    return out;
+}
+
+}  // namespace
+
+tool_spec new_tool() {
+    tool_spec t;
+    t.name = "new";
+    t.title = "Scaffold a target";
+    t.description =
+        "Scaffold a target from the user's own PyTorch function so the loop can run on it: writes "
+        "<out_dir>/<name>_baseline.py (the function as the baseline plus the Target definition: inputs, seed, fp32 "
+        "reference, dtype-default tolerances, rotation, timer), <out_dir>/<name>_candidate.py (the file to edit; starts "
+        "as the baseline) and the vendored hotkernel_contract.py (protocol 3) they import, so they run in "
+        "HOTKERNEL_PYTHON without hotkernel installed there. It first checks, in that interpreter, that torch imports "
+        "and the function runs on the inputs and matches its fp32 reference; it refuses to overwrite an edited "
+        "candidate without force. Then bench() the baseline and verify() the blank candidate (expect 'inconclusive') "
+        "before changing anything; next_steps has the exact commands.";
+    t.params = {
+        {.name = "from", .type = param_type::string,
+         .description = "The function: 'module:function' (torch.nn.functional:gelu) or './file.py:function'",
+         .required = true, .positional = true},
+        {.name = "shape", .type = param_type::string,
+         .description = "Shape of the primary input x, sizes joined by 'x', e.g. '4096x8192'", .required = true},
+        {.name = "extra", .type = param_type::string_array,
+         .description = "More inputs in call order after x, as 'name:shape' (random tensors of the same dtype), e.g. "
+                        "['w:8192', 'b:8192']"},
+        {.name = "rotate", .type = param_type::string_array,
+         .description = "Inputs that stream through memory and get K rotated copies so each call reads DRAM, not L2 "
+                        "(an empty list: none)",
+         .default_value = json::array({"x"})},
+        {.name = "flops", .type = param_type::number,
+         .description = "Nominal flops per call, for roofline() (default none)", .minimum = 0},
+        {.name = "reference", .type = param_type::string,
+         .description = "A different 'module:function' run in fp32 as the reference, when the baseline cannot run in "
+                        "fp32; with derive it gets the derived inputs as they are and does its own fp32 math"},
+        {.name = "derive", .type = param_type::string,
+         .description = "'module:function' turning the dict of raw random tensors (x and extra) into the dict of "
+                        "tensors the call takes, in call order (a quantized weight and its scales); needs inputs and "
+                        "reference"},
+        {.name = "inputs", .type = param_type::string_array,
+         .description = "With derive: the names it returns, in call order, e.g. ['x', 'w_q', 'scales'] or "
+                        "'x,w_q,scales'; they become the candidate's signature"},
+        {.name = "min_bytes", .type = param_type::integer,
+         .description = "Bytes one call must read (one weight layout); sizes the rotation depth K and the roofline "
+                        "bytes (default: the inputs' bytes)",
+         .minimum = 1},
+        {.name = "dtype", .type = param_type::string, .description = "Dtype of the random inputs",
+         .default_value = "bf16", .choices = {"bf16", "fp16", "fp32"}},
+        {.name = "name", .type = param_type::string,
+         .description = "Target name, used in file names (default: the function's name)"},
+        {.name = "out_dir", .type = param_type::string, .description = "Folder for the three files (created)",
+         .default_value = "."},
+        {.name = "seed", .type = param_type::integer, .description = "Seed of the random inputs", .default_value = 0,
+         .minimum = 0, .maximum = 2147483647},
+        {.name = "iters", .type = param_type::integer,
+         .description = "Calls per timing sample, fixed by the target so baseline and candidate agree",
+         .default_value = 100, .minimum = 1, .maximum = 1000000},
+        {.name = "device", .type = param_type::string,
+         .description = "Where the scripts run: auto = cuda when torch sees a GPU, else cpu", .default_value = "auto",
+         .choices = {"auto", "cuda", "cpu"}},
+        {.name = "force", .type = param_type::boolean,
+         .description = "Replace an existing candidate that differs from what new writes (it was edited)",
+         .default_value = false},
+    };
+    t.output_schema = json{
+        {"type", "object"},
+        {"required", {"name", "out_dir", "files", "written", "target", "contract", "probe", "next_steps", "warnings"}},
+        {"properties",
+         {{"name", {{"type", "string"}}},
+          {"out_dir", {{"type", "string"}}},
+          {"files",
+           {{"type", "object"},
+            {"properties",
+             {{"baseline", {{"type", "string"}}}, {"candidate", {{"type", "string"}}}, {"contract", {{"type", "string"}}}}}}},
+          {"written", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"unchanged", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"target", {{"type", "object"}}},
+          {"contract",
+           {{"type", "object"},
+            {"properties", {{"protocol", {{"type", "integer"}}}, {"sha256", {{"type", "string"}}}}}}},
+          {"probe", {{"type", "object"}}},
+          {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+    t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
+    t.needs = {tool_need::python};
+    t.handler = new_handler;
+    t.render = new_render;
+    return t;
+}
+
+}  // namespace hotkernel

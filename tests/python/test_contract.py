@@ -1,0 +1,266 @@
+"""Protocol 3 as a script and as a library: the JSON line, the check, seeds, rotation depth, the file runner."""
+import json
+import math
+import os
+import statistics
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, hk_new, py_snippet, run_script
+
+SCHEMA = ["protocol", "target", "role", "ms", "ok", "samples_ms", "timer", "iters", "seed", "rotate_k", "shapes",
+          "dtype", "device", "error", "roofline_inputs", "versions"]
+
+
+@pytest.fixture(scope="module")
+def gelu(py, tmp_path_factory):
+    """gelu scaffolded once per interpreter: 64x128 bf16 on the CPU, 5 calls per sample."""
+    d = tmp_path_factory.mktemp("gelu")
+    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "64x128", "--iters", "5", cwd=d)
+    assert rc == 0, err
+    return d
+
+
+def variant(gelu, name, body):
+    """A candidate file whose kernel body is replaced; TARGET stays the baseline's."""
+    text = (gelu / "gelu_candidate.py").read_text()
+    assert "    return _baseline(x)\n" in text
+    path = gelu / ("gelu_%s.py" % name)
+    path.write_text(text.replace("    return _baseline(x)\n", body))
+    return path
+
+
+def test_blank_candidate_passes_and_prints_the_whole_line(py, gelu):
+    rc, line, err = run_script(py, gelu / "gelu_candidate.py")
+    assert rc == 0, err
+    for key in SCHEMA:
+        assert key in line, key
+    assert line["protocol"] == 3 and line["target"] == "gelu" and line["role"] == "candidate"
+    assert line["ok"] is True and line["status"] == "ok" and line["reason"] is None
+    assert line["timer"] == "cpu" and line["device"] == "cpu" and line["dtype"] == "bf16"
+    assert line["iters"] == 5 and line["seed"] == 0 and len(line["samples_ms"]) == 10
+    assert line["ms"] > 0 and line["ms"] == pytest.approx(statistics.median(line["samples_ms"]), rel=1e-3)
+    assert line["calls_per_sample"] % line["rotate_k"] == 0 and line["calls_per_sample"] >= 5
+    assert line["shapes"] == {"x": [64, 128], "out": [64, 128]}
+    e = line["error"]
+    assert set(["max_abs", "rel", "atol", "rtol"]) <= set(e) and e["rtol"] == 0.016 and 0 < e["tol_used"] <= 1
+    assert line["roofline_inputs"] == {"flops": None, "bytes": 2 * 2 * 64 * 128, "dtype": "bf16"}
+    assert set(line["versions"]) == {"python", "torch", "triton"}
+    assert line["checked"] == ["check_set", "last_timed_call"]
+    assert line["warmup_s"] >= 0.5
+
+
+def test_baseline_runs_and_same_seed_gives_same_numbers(py, gelu):
+    rc1, a, err = run_script(py, gelu / "gelu_baseline.py")
+    rc2, b, err2 = run_script(py, gelu / "gelu_baseline.py")
+    assert rc1 == 0 and rc2 == 0, err + err2
+    assert a["role"] == "baseline" and a["ok"] is True
+    assert a["error"] == b["error"]  # the same inputs, so the same errors to the last bit
+
+
+WRONG = {
+    "zeros": ("    return _baseline(x) * 0\n", "the output is all zeros"),
+    "empty": ("    import torch\n    return torch.zeros_like(x)\n", "the output is all zeros"),
+    "nan": ("    y = _baseline(x).clone()\n    y.view(-1)[7] = float('nan')\n    return y\n", "1 NaN/Inf element"),
+    "inf": ("    y = _baseline(x).clone()\n    y.view(-1)[0] = float('inf')\n    return y\n", "NaN/Inf"),
+    "shape": ("    return _baseline(x)[:, :-1]\n", "has shape [64, 127], expected [64, 128]"),
+    "dtype": ("    return _baseline(x).float()\n", "has dtype torch.float32, expected torch.bfloat16"),
+    "perturbed": ("    return _baseline(x) * 1.1\n", "elements outside tolerance"),
+    "offset": ("    return _baseline(x) + 0.05\n", "elements outside tolerance"),
+    "tuple": ("    return (_baseline(x), _baseline(x))\n", "returned 2 tensor(s), expected 1"),
+    "notensor": ("    return 1.0\n", "returned float"),
+    # right on the first call, wrong afterwards: caught on the last timed call's output
+    "later": ("    _calls.append(1)\n    return _baseline(x) if len(_calls) == 1 else _baseline(x) * 0\n_calls = []\n",
+              "last timed call"),
+}
+
+
+@pytest.mark.parametrize("name", ["zeros", "nan"])
+def test_wrong_candidate_script_prints_ok_false(py, gelu, name):
+    body, needle = WRONG[name]
+    rc, line, err = run_script(py, variant(gelu, name, body))
+    assert line is not None, err
+    assert line["ok"] is False and line["status"] == "incorrect"
+    assert needle in line["reason"]
+    assert rc == 0  # measured, just wrong: verify reads ok=false as 'incorrect'
+    assert line["ms"] > 0
+
+
+def test_every_wrong_candidate_fails_its_check(py, gelu):
+    # one process for all of them, through the library's file runner (each file imported after setup)
+    for name, (body, _) in WRONG.items():
+        variant(gelu, name, body)
+    out = py_snippet(py, """
+import json, hotkernel_contract as hk
+for name in %r:
+    r = hk.run_file('gelu_%%s.py' %% name, 'candidate', target_from='gelu_baseline.py')
+    print(json.dumps({'name': name, 'ok': r['ok'], 'status': r['status'], 'reason': r['reason'], 'ms': r['ms']}))
+""" % (list(WRONG),), gelu)
+    got = {d["name"]: d for d in map(json.loads, out.strip().splitlines()[-len(WRONG):])}
+    for name, (_, needle) in WRONG.items():
+        d = got[name]
+        assert d["ok"] is False and d["status"] == "incorrect", d
+        assert needle in d["reason"], d
+        assert d["ms"] > 0
+
+
+def test_small_perturbation_within_tolerance_passes(py, gelu):
+    rc, line, err = run_script(py, variant(gelu, "close", "    return _baseline(x) * 1.004\n"))
+    assert rc == 0 and line["ok"] is True, line and line["reason"]
+
+
+def test_error_in_user_code_is_a_line_with_reason_and_nonzero_exit(py, gelu):
+    rc, line, err = run_script(py, variant(gelu, "raises", "    raise RuntimeError('boom in kernel')\n"))
+    assert rc == 1
+    assert line["ok"] is False and line["status"] == "error" and line["ms"] is None
+    assert "boom in kernel" in line["reason"] and "boom in kernel" in err
+
+
+def test_same_seed_same_inputs_and_fresh_draws_for_check_and_timing(py, gelu):
+    out = py_snippet(py, """
+import torch, hotkernel_contract as hk
+t = hk.Target.from_dict(hk.read_target_file('gelu_baseline.py'), '.')
+a, b, c = hk.make_inputs(t, 0), hk.make_inputs(t, 0), hk.make_inputs(t, 1)
+assert torch.equal(a[0], b[0]) and not torch.equal(a[0], c[0])
+chk, timed = hk.make_input_sets(t, 0, 'cpu', 3)
+assert torch.equal(chk[0], a[0])
+assert not torch.equal(timed[0][0], chk[0]) and not torch.equal(timed[0][0], timed[1][0])
+chk2, timed2 = hk.make_input_sets(t, 0, 'cpu', 3)
+assert all(torch.equal(p[0], q[0]) for p, q in zip(timed, timed2))
+print('OK', a[0].dtype, tuple(a[0].shape))
+""", gelu)
+    assert "OK torch.bfloat16 (64, 128)" in out
+
+
+def test_rotation_k_function_follows_cache_and_bytes(py, gelu):
+    py_snippet(py, """
+import hotkernel_contract as hk
+L2 = 60 << 20
+assert hk.rotation_k(1 << 20, L2) == 180                     # 3 x 60 MiB / 1 MiB
+assert hk.rotation_k(134217728, L2) == 2                     # bigger than L2: still 2, never the same set twice
+assert hk.rotation_k(45 << 20, L2) == 4
+assert hk.rotation_k(1 << 20, 2 * L2) == 256                 # twice the L2: capped at MAX_ROTATE_K
+assert hk.MAX_ROTATE_K == 256 and hk.ROTATE_FACTOR == 3
+assert hk.rotation_k(1, L2) == hk.MAX_ROTATE_K
+assert hk.rotation_k(1 << 20, L2, rotate=False) == 1
+assert hk.rotation_k(1 << 20, 40 << 20) == 120               # K follows the cache size
+b, src = hk.cache_bytes('cpu')
+assert b > 0 and src
+""", gelu)
+
+
+@pytest.mark.parametrize("cache", [262144, 4194304])
+def test_script_rotate_k_follows_the_cache_size(py, gelu, cache):
+    rc, line, err = run_script(py, gelu / "gelu_baseline.py", env={"HOTKERNEL_CACHE_BYTES": str(cache)})
+    assert rc == 0, err
+    per_call = 2 * 2 * 64 * 128  # bf16 x read + out written
+    assert line["cache_bytes"] == cache and line["cache_source"] == "HOTKERNEL_CACHE_BYTES"
+    assert line["rotate_k"] == min(256, max(2, math.ceil(3 * cache / per_call)))
+
+
+def test_check_function_directly(py, gelu):
+    py_snippet(py, """
+import torch, hotkernel_contract as hk
+ref = torch.randn(256, 64)
+out = ref.to(torch.bfloat16)
+exp = [((256, 64), torch.bfloat16)]
+assert hk.check(out, ref, 'bf16', exp)['ok']
+assert not hk.check(torch.zeros_like(out), ref, 'bf16', exp)['ok']
+assert not hk.check(out, ref, 'fp16', [((256, 64), torch.float16)])['ok']   # dtype
+r = hk.check(out.float(), ref, 'fp32', [((256, 64), torch.float32)])
+assert not r['ok'] and 'outside tolerance' in r['reason']                  # bf16 math for an fp32 target
+tiny = ref * 1e-6                                                           # tolerance scales with magnitude
+assert not hk.check(torch.zeros(256, 64), tiny, 'fp32')['ok']
+assert hk.check(tiny.clone(), tiny, 'fp32')['ok']
+class Sub(torch.Tensor): pass
+assert 'plain torch.Tensor' in hk.check(out.as_subclass(Sub), ref, 'bf16', exp)['reason']
+print('OK')
+""", gelu)
+
+
+def test_run_file_imports_candidate_after_setup_and_writes_to_result_fd(py, gelu):
+    marker = variant(gelu, "marker",
+                     "    return _baseline(x)\nimport sys\nprint('IMPORTED', 'hotkernel_contract' in sys.modules, flush=True)\n")
+    r_fd, w_fd = os.pipe()
+    env = dict(os.environ, HOTKERNEL_RESULT_FD=str(w_fd), HOTKERNEL_NONCE="n0nce")
+    p = subprocess.run([py, str(ROOT / "python" / "hotkernel_contract.py"), "--run", str(marker), "--role", "candidate",
+                        "--target-from", str(gelu / "gelu_baseline.py")], env=env, pass_fds=(w_fd,),
+                       capture_output=True, text=True, timeout=240)
+    os.close(w_fd)
+    data = os.read(r_fd, 1 << 20).decode()
+    os.close(r_fd)
+    assert p.returncode == 0, p.stderr
+    line = json.loads(data)
+    assert line["nonce"] == "n0nce" and line["ok"] is True and line["role"] == "candidate"
+    assert "{" not in p.stdout  # the result went to the fd, not stdout
+    assert "IMPORTED True" in p.stdout
+    # the binary's copy ran, not the vendored one next to the target
+    own = (ROOT / "python" / "hotkernel_contract.py").read_bytes()
+    import hashlib
+    assert line["contract_sha256"] == hashlib.sha256(own).hexdigest()
+
+
+def test_run_file_takes_target_from_the_baseline(py, gelu):
+    # a candidate that loosens its own tolerance is judged by the baseline's TARGET
+    text = variant(gelu, "loose", "    return _baseline(x) * 1.1\n").read_text()
+    loose = gelu / "gelu_loose2.py"
+    loose.write_text(text.replace('"timer": "auto",', '"timer": "auto",\n    "rtol": 0.5,'))
+    rc, line, err = run_script(py, loose)
+    assert line["ok"] is True  # self-judged with its own loose TARGET...
+    out = py_snippet(py, """
+import json, hotkernel_contract as hk
+print(json.dumps(hk.run_file('gelu_loose2.py', 'candidate', target_from='gelu_baseline.py')))
+""", gelu)
+    res = json.loads(out.strip().splitlines()[-1])
+    assert res["ok"] is False and "outside tolerance" in res["reason"]  # ...but not by the baseline's
+
+
+def test_import_touches_no_cuda(py, gelu):
+    out = py_snippet(py, "import torch, hotkernel_contract\nprint(torch.cuda.is_initialized())", gelu)
+    assert out.strip() == "False"
+
+
+def test_bad_target_definitions_are_errors(py, gelu):
+    py_snippet(py, """
+import hotkernel_contract as hk
+base = {'name': 't', 'from': 'torch.nn.functional:gelu', 'shape': [4, 4]}
+for bad, needle in [
+    (dict(base, shape='4y4'), "joined by 'x'"),
+    (dict(base, rotate=['w']), 'not an input'),
+    (dict(base, derive='m:f', inputs=['x']), 'derive needs a reference'),
+    (dict(base, dtype='int4'), 'dtype'),
+    (dict(base, timer='wallclock'), 'timer'),
+    (dict(base, bogus=1), 'unknown TARGET field'),
+]:
+    try:
+        hk.Target.from_dict(bad)
+    except hk.TargetError as e:
+        assert needle in str(e), (needle, str(e))
+    else:
+        raise AssertionError(bad)
+r = hk.measure(dict(base, **{'from': 'nosuchmod_q:f'}), lambda x: x)
+assert r['status'] == 'error' and 'nosuchmod_q' in r['reason'], r
+print('OK')
+""", gelu)
+
+
+def test_bundled_example_is_what_new_writes_and_runs_here(py, tmp_path):
+    ex = ROOT / "examples" / "rmsnorm"
+    assert (ex / "hotkernel_contract.py").read_bytes() == (ROOT / "python" / "hotkernel_contract.py").read_bytes(), \
+        "examples/rmsnorm/hotkernel_contract.py is stale: regenerate it (see examples/rmsnorm/README.md)"
+    # new, run the same way into a scratch folder, writes the same baseline
+    import shutil
+    shutil.copy(ex / "rmsnorm.py", tmp_path / "rmsnorm.py")
+    rc, res, err = hk_new(py, "./rmsnorm.py:rmsnorm", "--shape", "512x4096", "--extra", "w:4096", "--iters", "20",
+                          "--flops", "8388608", cwd=tmp_path)
+    assert rc == 0, err
+    assert (tmp_path / "rmsnorm_baseline.py").read_text() == (ex / "rmsnorm_baseline.py").read_text()
+    base_target = (ex / "rmsnorm_baseline.py").read_text().split("TARGET = ")[1].split("\n}\n")[0]
+    assert base_target == (ex / "rmsnorm_candidate.py").read_text().split("TARGET = ")[1].split("\n}\n")[0]
+    # on the CPU the candidate falls back to the baseline's code and passes its check
+    rc, line, err = run_script(py, ex / "rmsnorm_candidate.py", env={"HOTKERNEL_CACHE_BYTES": "1048576",
+                                                                       "OMP_NUM_THREADS": "1"})
+    assert rc == 0, err
+    assert line["ok"] is True and line["timer"] == "cpu" and line["shapes"]["out"] == [512, 4096]
