@@ -3,6 +3,7 @@
 // in, messages out through a writer) so tests and the fuzzer drive it without pipes.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <functional>
 #include <iosfwd>
@@ -104,6 +105,8 @@ private:
     void send_progress(const std::shared_ptr<call_job>& job, double done, double total, const std::string& msg);
     void finish_call(const std::shared_ptr<call_job>& job, const json& message);
     void reap_finished();
+    /// The call with this id whose result is not yet out; needs m_jobs_mutex and m_write_mutex.
+    std::shared_ptr<call_job> unanswered(const std::string& key) const;
 
     void send(const json& message);
     void send_result(const json& id, json result, bool modern);
@@ -120,7 +123,10 @@ private:
     mutable std::mutex m_write_mutex;   ///< one writer; also guards each job's suppressed/finished
     mutable std::mutex m_jobs_mutex;
     std::condition_variable m_jobs_cv;    ///< signalled when a worker finishes
-    std::map<std::string, std::shared_ptr<call_job>> m_jobs;  ///< key: dump of the request id
+    /// Running and not yet reaped calls, by arrival. A finished call's id may be reused at once
+    /// (its result is out), even before its worker thread has been joined.
+    std::map<std::uint64_t, std::shared_ptr<call_job>> m_jobs;
+    std::uint64_t m_next_job = 0;
     std::string m_version;
     mutable std::mutex m_version_mutex;
     mutable std::optional<json> m_tools_cache;
