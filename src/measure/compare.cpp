@@ -1,0 +1,162 @@
+// Verdict, reasons, paired speedup and flags from two sets of runs.
+#include "measure/compare.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "measure/consistency.h"
+#include "stats/paired.h"
+#include "stats/summary.h"
+#include "stats/verdict.h"
+
+namespace hotkernel {
+namespace {
+
+std::string label(const run_record& r) {
+    return fmt::format("{}{} run {}", r.warmup ? "warm-up " : "", r.role, r.index);
+}
+
+json side_json(const std::vector<run_record>& runs, const sample_summary& s) {
+    std::vector<double> samples;
+    for (const auto& r : runs) samples.push_back(r.ms);
+    json j{{"n", s.n},
+           {"mean_ms", finite_or_null(s.mean)},
+           {"std_ms", finite_or_null(s.std)},
+           {"min_ms", finite_or_null(s.min)},
+           {"max_ms", finite_or_null(s.max)},
+           {"median_ms", finite_or_null(s.median)},
+           {"cv_pct", finite_or_null(s.cv() * 100)},
+           {"samples_ms", samples}};
+    return j;
+}
+
+}  // namespace
+
+json compare_runs(const compare_input& in) {
+    std::vector<std::string> invalid, incorrect;
+    json flags = json::array();
+    json warnings = json::array();
+
+    std::vector<const run_record*> all_b, all_c;
+    for (const auto& r : in.warmup_baseline) all_b.push_back(&r);
+    for (const auto& r : in.baseline) all_b.push_back(&r);
+    for (const auto& r : in.warmup_candidate) all_c.push_back(&r);
+    for (const auto& r : in.candidate) all_c.push_back(&r);
+
+    // Correctness claims: the baseline failing its own check voids the comparison; the
+    // candidate failing in any run (warm-up included) makes it incorrect.
+    bool b_claims = false, c_claims = false;
+    for (const auto* r : all_b) {
+        if (r->ok.has_value()) b_claims = true;
+        if (r->ok == false) invalid.push_back(label(*r) + " printed ok=false: the baseline fails its own check");
+    }
+    for (const auto* r : all_c) {
+        if (r->ok.has_value()) c_claims = true;
+        if (r->ok == false) incorrect.push_back(label(*r) + " printed ok=false: the candidate's output is wrong");
+    }
+    if (b_claims && !c_claims)
+        invalid.push_back("ok: the baseline reports a correctness check, the candidate prints none; both must follow "
+                          "the same contract");
+    if (!b_claims && c_claims)
+        warnings.push_back("the baseline prints no \"ok\" but the candidate does; only the candidate is checked");
+    if (!b_claims && !c_claims)
+        warnings.push_back("neither script prints \"ok\": correctness is not checked; scaffold with `new` or print "
+                           "{\"ms\": ..., \"ok\": ...}");
+
+    // Agreement between the scripts (first timed lines) and within each script.
+    if (!all_b.empty() && !all_c.empty())
+        for (const auto& d : compare_lines(all_b.front()->line, all_c.front()->line))
+            invalid.push_back("the scripts disagree on " + d);
+    std::vector<json> lb, lc;
+    for (const auto* r : all_b) lb.push_back(r->line);
+    for (const auto* r : all_c) lc.push_back(r->line);
+    for (const auto& u : unstable_fields(lb, "baseline")) invalid.push_back("a script changed between runs: " + u);
+    for (const auto& u : unstable_fields(lc, "candidate")) invalid.push_back("a script changed between runs: " + u);
+    if (!all_b.empty() && !all_c.empty()) {
+        json kb = line_field(all_b.front()->line, "rotate_k"), kc = line_field(all_c.front()->line, "rotate_k");
+        if (!kb.is_null() && !kc.is_null() && kb != kc)
+            warnings.push_back(fmt::format("rotate_k differs (baseline {}, candidate {}): their inputs sit in "
+                                           "different cache states",
+                                           dump_line(kb), dump_line(kc)));
+    }
+
+    std::vector<double> b_ms, c_ms;
+    for (const auto& r : in.baseline) b_ms.push_back(r.ms);
+    for (const auto& r : in.candidate) c_ms.push_back(r.ms);
+    const sample_summary sb = summarize(b_ms), sc = summarize(c_ms);
+    const timing_verdict tv = decide_timing(sb.mean, sb.std, sb.n, sc.mean, sc.std, sc.n);
+    const verdict_kind v = final_verdict(tv, invalid, incorrect);
+
+    json out;
+    out["verdict"] = std::string(to_string(v));
+    json reasons = json::array();
+    for (const auto& r : invalid) reasons.push_back(r);
+    if (invalid.empty())
+        for (const auto& r : incorrect) reasons.push_back(r);
+    if (!tv.note.empty() && reasons.empty()) reasons.push_back(tv.note);
+    out["reasons"] = reasons;
+    out["baseline"] = side_json(in.baseline, sb);
+    out["candidate"] = side_json(in.candidate, sc);
+    out["diff_ms"] = finite_or_null(tv.diff_ms);
+    out["threshold_ms"] = finite_or_null(tv.threshold_ms);
+    out["rule"] = "faster/slower when |mean_b - mean_c| > 2*sqrt(std_b^2/n + std_c^2/n), else inconclusive";
+
+    const paired_stats ps = paired_ratio(b_ms, c_ms);
+    if (v != verdict_kind::incorrect && v != verdict_kind::invalid) {
+        out["speedup"] = finite_or_null(ps.speedup);
+        if (ps.ci_valid)
+            out["speedup_ci95"] = json{{"low", ps.ci_low}, {"high", ps.ci_high},
+                                       {"method", "paired log-ratios, Student t"}, {"t", ps.t_quantile}};
+        else
+            out["speedup_ci95"] = json{{"low", nullptr}, {"high", nullptr}, {"note", ps.note}};
+        json ratios = json::array();
+        for (double r : ps.ratios) ratios.push_back(finite_or_null(r));
+        out["paired"] = json{{"ratios", ratios},
+                             {"geomean_ratio", finite_or_null(ps.geomean_ratio)},
+                             {"log_ratio_sd", finite_or_null(ps.log_ratio_sd)}};
+        if (std::isfinite(ps.speedup) && ps.speedup > 10)
+            flags.push_back(json{{"flag", "speedup_over_10x"},
+                                 {"message", fmt::format("speedup {:.3g}x is over 10x: check that the candidate does "
+                                                         "the same work (side streams, cached results, skipped calls)",
+                                                         ps.speedup)}});
+    }
+
+    // A run whose reported time (x iters) is longer than the whole process lived is lying.
+    for (const auto* r : all_c) {
+        json iters = line_field(r->line, "iters");
+        double k = iters.is_number() && iters.get<double>() > 0 ? iters.get<double>() : 1.0;
+        if (r->wall_s > 0 && r->ms * k / 1000.0 > r->wall_s)
+            flags.push_back(json{{"flag", "reported_time_exceeds_wall"},
+                                 {"message", fmt::format("{} reported {:.4g} ms x {} iters = {:.3g} s, longer than the "
+                                                         "process's own wall time {:.3g} s",
+                                                         label(*r), r->ms, k, r->ms * k / 1000.0, r->wall_s)}});
+    }
+    for (const auto* r : all_b) {
+        json iters = line_field(r->line, "iters");
+        double k = iters.is_number() && iters.get<double>() > 0 ? iters.get<double>() : 1.0;
+        if (r->wall_s > 0 && r->ms * k / 1000.0 > r->wall_s)
+            flags.push_back(json{{"flag", "reported_time_exceeds_wall"},
+                                 {"message", fmt::format("{} reported {:.4g} ms x {} iters = {:.3g} s, longer than the "
+                                                         "process's own wall time {:.3g} s",
+                                                         label(*r), r->ms, k, r->ms * k / 1000.0, r->wall_s)}});
+    }
+
+    if (sb.n >= 2 && sc.n >= 2 && sb.std == 0 && sc.std == 0 && tv.diff_ms != 0)
+        warnings.push_back("both scripts printed identical times in every run (zero spread): the rule's threshold is 0, "
+                           "so any difference is called; check that the timer has enough resolution");
+    for (const auto& [name, s] : {std::pair{"baseline", sb}, std::pair{"candidate", sc}})
+        if (s.n >= 2 && std::isfinite(s.cv()) && s.cv() > 0.05)
+            warnings.push_back(fmt::format("the {} varies a lot (cv {:.1f}% > 5%): a small difference cannot be "
+                                           "resolved; check for other work on the GPU or clock throttling",
+                                           name, s.cv() * 100));
+    if (v == verdict_kind::inconclusive && sb.n >= 2 && std::isfinite(tv.threshold_ms) && sb.mean > 0)
+        warnings.push_back(fmt::format("inconclusive: the difference {:.3g} ms ({:+.2f}%) is within the rule's "
+                                       "threshold {:.3g} ms; more pairs (n) resolve smaller differences",
+                                       tv.diff_ms, -100.0 * tv.diff_ms / sb.mean, tv.threshold_ms));
+    out["flags"] = flags;
+    out["warnings"] = warnings;
+    return out;
+}
+
+}  // namespace hotkernel

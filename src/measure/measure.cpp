@@ -1,0 +1,128 @@
+// Launching and checking one measured run.
+#include "measure/measure.h"
+
+#include <fmt/format.h>
+
+#include "util/errors.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+
+std::string run_label(const run_request& req) {
+    std::string s = req.warmup ? "warm-up " : "";
+    if (req.role != "bench") s += req.role + " ";
+    s += fmt::format("run {} of {}", req.index, req.total);
+    return s;
+}
+
+json run_record::to_json() const {
+    json j{{"role", role},           {"index", index},     {"warmup", warmup}, {"ms", ms},
+           {"ok", ok ? json(*ok) : json(nullptr)},         {"wall_s", wall_s}, {"exit_code", exit_code},
+           {"line", line}};
+    if (!stderr_tail.empty()) j["stderr_tail"] = stderr_tail;
+    if (had_invalid_utf8) j["invalid_utf8"] = true;
+    if (result_lines > 1) j["result_lines"] = result_lines;
+    return j;
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const auto& a : argv) {
+        if (!out.empty()) out += ' ';
+        bool plain = !a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                                       "_-./:=,+@%") == std::string::npos;
+        if (plain) {
+            out += a;
+        } else {
+            out += '\'';
+            for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+            out += '\'';
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> fresh_process_launcher::command(const run_request& req) const {
+    std::vector<std::string> argv{req.python, req.script.string()};
+    argv.insert(argv.end(), req.args.begin(), req.args.end());
+    return argv;
+}
+
+process_result fresh_process_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
+    process_spec spec;
+    spec.argv = command(req);
+    spec.env_set = req.env;
+    spec.env_set["HOTKERNEL_ROLE"] = req.role;
+    spec.env_set["HOTKERNEL_RUN_INDEX"] = std::to_string(req.index);
+    spec.env_set["HOTKERNEL_WARMUP"] = req.warmup ? "1" : "0";
+    // Unbuffered so a run killed by its timeout still shows what it printed last.
+    spec.env_set["PYTHONUNBUFFERED"] = "1";
+    spec.timeout_s = req.timeout_s;
+    spec.max_capture_bytes = 4u << 20;
+    return runner.run(spec, cancel);
+}
+
+std::unique_ptr<run_launcher> make_launcher() { return std::make_unique<fresh_process_launcher>(); }
+
+namespace {
+std::string stderr_part(const process_result& res) {
+    std::string tail = trim(tail_text(res.stderr_text, 2000));
+    if (tail.empty()) return "; it wrote nothing to stderr";
+    return "; stderr tail:\n" + tail;
+}
+}  // namespace
+
+run_record run_once(const run_request& req, process_runner& runner, const cancel_token& cancel,
+                    run_launcher& launcher) {
+    const std::string label = run_label(req);
+    const std::string cmd = shell_join(launcher.command(req));
+    if (cancel.cancelled()) throw tool_error(fmt::format("{} was cancelled before it started", label));
+    process_result res = launcher.launch(req, runner, cancel);
+    if (res.spawn_failed)
+        throw tool_error(fmt::format("{} ({}) {}; check the interpreter (--python or HOTKERNEL_PYTHON)", label, cmd,
+                                     res.describe(req.timeout_s)));
+    if (res.cancelled) throw tool_error(fmt::format("{} ({}) was cancelled", label, cmd));
+    if (res.timed_out)
+        throw tool_error(fmt::format("{} ({}) {}; fix the hang or raise timeout_s (now {} s){}", label, cmd,
+                                     res.describe(req.timeout_s), req.timeout_s, stderr_part(res)));
+
+    run_line parsed = parse_run_line(res.stdout_text);
+    // What the script itself said went wrong (protocol 3: "reason"; others may print "error").
+    std::string said;
+    if (parsed.line.is_object())
+        for (const char* key : {"reason", "error"})
+            if (parsed.line.contains(key) && !parsed.line[key].is_null()) {
+                const json& v = parsed.line[key];
+                said = fmt::format("; it reported {}: {}", key, v.is_string() ? v.get<std::string>() : dump_line(v));
+                break;
+            }
+    const bool failed_check_exit = parsed.valid() && parsed.ok == false;
+    if (!res.ok() && !failed_check_exit)
+        throw tool_error(fmt::format("{} ({}) {}{}; nothing is averaged over a failed run{}", label, cmd,
+                                     res.describe(req.timeout_s), said, stderr_part(res)));
+    if (!parsed.valid()) {
+        std::string out = trim(tail_text(res.stdout_text, 600));
+        std::string msg = fmt::format("{} ({}) {}{}", label, cmd, parsed.message, said);
+        msg += out.empty() ? "; stdout was empty" : "; stdout tail:\n" + out;
+        msg += stderr_part(res);
+        throw tool_error(msg);
+    }
+
+    run_record r;
+    r.role = req.role;
+    r.index = req.index;
+    r.warmup = req.warmup;
+    r.ms = parsed.ms;
+    r.ok = parsed.ok;
+    r.line = std::move(parsed.line);
+    r.wall_s = res.wall_s;
+    r.exit_code = res.exit_code;
+    r.stderr_tail = trim(tail_text(res.stderr_text, 800));
+    r.command = launcher.command(req);
+    r.launcher = launcher.name();
+    r.had_invalid_utf8 = parsed.had_invalid_utf8;
+    r.result_lines = parsed.candidates;
+    return r;
+}
+
+}  // namespace hotkernel

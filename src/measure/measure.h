@@ -1,0 +1,99 @@
+// THE one place that launches a measured run (bench and verify both come through here).
+//
+// A run is launched by a run_launcher. Today there is one: fresh_process_launcher, which
+// starts `python script.py args...` as its own process. The launcher is an interface on
+// purpose: a trusted runner (the binary's own contract imports the candidate and reports over
+// a private channel, issue 6) and a warm fork server (issue 7) will be further launchers that
+// make_launcher() picks; bench and verify do not change when they arrive.
+//
+// A run that crashes, hangs, is cancelled or prints no valid result line throws tool_error
+// naming the run ("candidate run 3 of 10"), how it ended and the tail of its stderr; the
+// caller never averages over a failed run.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "parsers/run_line.h"
+#include "process/runner.h"
+#include "util/json.h"
+
+namespace hotkernel {
+
+struct run_request {
+    std::filesystem::path script;
+    std::vector<std::string> args;  ///< passed to the script after its path
+    std::string role = "bench";     ///< "bench", "baseline" or "candidate"
+    std::size_t index = 1;          ///< 1-based, within its role and phase
+    std::size_t total = 1;          ///< runs of this role in this phase
+    bool warmup = false;            ///< a warm-up run (its numbers are kept but not used)
+    std::string python;             ///< the resolved interpreter
+    double timeout_s = 120;         ///< per-run wall-clock limit [s]
+    std::map<std::string, std::string> env;  ///< extra environment for the child
+};
+
+/// "candidate run 3 of 10", "warm-up baseline run 1 of 2", "run 4 of 10" (bench).
+std::string run_label(const run_request& req);
+
+/// One finished, valid run.
+struct run_record {
+    std::string role;
+    std::size_t index = 0;
+    bool warmup = false;
+    double ms = 0;
+    std::optional<bool> ok;
+    json line;                      ///< the parsed result line
+    double wall_s = 0;              ///< the process's own wall time, spawn to reap [s]
+    int exit_code = 0;
+    std::string stderr_tail;        ///< last lines of stderr (warnings the script printed)
+    std::vector<std::string> command;
+    std::string launcher;
+    bool had_invalid_utf8 = false;
+    int result_lines = 1;           ///< stdout lines that carried "ms" (the last one counts)
+
+    json to_json() const;
+};
+
+/// How a run is started. Implementations must go through the given process_runner so every
+/// child has a timeout and dies with its process group.
+class run_launcher {
+public:
+    virtual ~run_launcher() = default;
+    /// Short name for the record ("fresh-process").
+    [[nodiscard]] virtual std::string name() const = 0;
+    /// The exact command line the run uses, for the record and for error messages.
+    [[nodiscard]] virtual std::vector<std::string> command(const run_request& req) const = 0;
+    /// True when the harness, not the script, owns the clock and the result channel (the
+    /// trusted runner of issue 6); false means the script's printed ms is self-reported.
+    [[nodiscard]] virtual bool trusted() const { return false; }
+    /// Starts the run and waits for it.
+    virtual process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) = 0;
+};
+
+/// `python script.py args...` as a fresh process, in the current directory. The child gets
+/// HOTKERNEL_ROLE, HOTKERNEL_RUN_INDEX (1-based) and HOTKERNEL_WARMUP (0/1) in its env.
+class fresh_process_launcher final : public run_launcher {
+public:
+    [[nodiscard]] std::string name() const override { return "fresh-process"; }
+    [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
+    process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+};
+
+/// The launcher bench/verify use. One switch point for the trusted runner / fork server.
+std::unique_ptr<run_launcher> make_launcher();
+
+/// Launches one run and checks it. Throws tool_error (naming the run, how it ended, its
+/// stderr tail) when it did not produce a valid result line; a run that exits non-zero is a
+/// failure unless its last line says ok=false (a script may exit 1 after a failed check:
+/// that run is kept as a failed check, not an error).
+run_record run_once(const run_request& req, process_runner& runner, const cancel_token& cancel,
+                    run_launcher& launcher);
+
+/// Shell-quoted command line, for the record ("python3 'my script.py' --x 1").
+std::string shell_join(const std::vector<std::string>& argv);
+
+}  // namespace hotkernel

@@ -1,0 +1,44 @@
+// Descriptive statistics of a sample of times. Pure.
+//
+// Edge cases (documented, tested):
+//  - n == 0: every statistic is NaN.
+//  - n == 1: std is 0 (no spread can be estimated; callers that need a spread check n >= 2).
+//  - any NaN/Inf sample: mean, std, median and quartiles are NaN, `finite` is false; min/max
+//    are taken over the finite samples only (NaN when there are none).
+//  - std is the sample standard deviation (divisor n-1), the one the verdict rule uses.
+//  - median and quartiles interpolate linearly between order statistics (numpy's default).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "util/json.h"
+
+namespace hotkernel {
+
+struct sample_summary {
+    std::size_t n = 0;
+    double mean = 0;
+    double std = 0;  ///< sample standard deviation (n-1)
+    double min = 0;
+    double max = 0;
+    double median = 0;
+    double q1 = 0;  ///< 25th percentile
+    double q3 = 0;  ///< 75th percentile
+    bool finite = true;
+
+    /// Coefficient of variation std/mean (NaN when mean is 0 or n < 2).
+    [[nodiscard]] double cv() const;
+};
+
+sample_summary summarize(const std::vector<double>& samples);
+
+/// Linear-interpolated quantile of already-sorted finite values, q in [0,1].
+double sorted_quantile(const std::vector<double>& sorted, double q);
+
+/// {"n", "mean_ms", "std_ms", "min_ms", "max_ms", "median_ms", "q1_ms", "q3_ms"}; non-finite → null.
+json summary_json_ms(const sample_summary& s);
+
+/// A double as JSON, null when not finite (JSON has no NaN).
+json finite_or_null(double v);
+
+}  // namespace hotkernel

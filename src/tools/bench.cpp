@@ -1,0 +1,227 @@
+// bench: run a script n times, each run its own process, and aggregate its JSON lines.
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "measure/consistency.h"
+#include "measure/measure.h"
+#include "measure/trusted_launcher.h"
+#include "measure/warm_launcher.h"
+#include "python/interpreter.h"
+#include "registry/tool.h"
+#include "stats/summary.h"
+
+namespace hotkernel {
+namespace {
+
+json bench_handler(const json& args, tool_context& ctx) {
+    namespace fs = std::filesystem;
+    const std::string script = args.at("script").get<std::string>();
+    const auto n = args.at("n").get<std::size_t>();
+    const double timeout_s = args.at("timeout_s").get<double>();
+    std::vector<std::string> script_args;
+    if (args.contains("args") && args["args"].is_array()) script_args = args["args"].get<std::vector<std::string>>();
+
+    std::error_code ec;
+    if (!fs::is_regular_file(script, ec))
+        throw tool_error(fmt::format("script '{}' does not exist or is not a file; pass the path of a Python script that "
+                                     "prints one JSON line with \"ms\"",
+                                     script));
+    const std::string python = resolve_python(ctx);
+    // Protocol-3 targets run under the trusted runner; every run is forked from a warm
+    // interpreter unless warm=false or forking is unsafe (the result says which).
+    auto launcher = make_warm_launcher(make_launcher_for({script}), args.at("warm").get<bool>());
+
+    std::vector<run_record> runs;
+    std::vector<double> samples;
+    std::vector<json> lines;
+    double total_wall = 0;
+    ctx.progress(0, static_cast<double>(n), "starting");
+    for (std::size_t i = 1; i <= n; ++i) {
+        run_request req{.script = script, .args = script_args, .role = "bench", .index = i, .total = n,
+                        .python = python, .timeout_s = timeout_s, .env = {}};
+        run_record r = run_once(req, *ctx.runner, ctx.cancel, *launcher);
+        samples.push_back(r.ms);
+        lines.push_back(r.line);
+        total_wall += r.wall_s;
+        runs.push_back(std::move(r));
+        const auto s = summarize(samples);
+        ctx.progress(static_cast<double>(i), static_cast<double>(n),
+                     fmt::format("run {} of {}: {:.4g} ms (mean {:.4g} ms)", i, n, runs.back().ms, s.mean));
+    }
+
+    const sample_summary s = summarize(samples);
+    const json& first = lines.front();
+    const int protocol = line_protocol(first);
+    json warnings = json::array();
+
+    json result;
+    result["script"] = script;
+    result["command"] = shell_join(runs.front().command);
+    result["n"] = n;
+    result["mean_ms"] = finite_or_null(s.mean);
+    result["std_ms"] = finite_or_null(s.std);
+    result["min_ms"] = finite_or_null(s.min);
+    result["max_ms"] = finite_or_null(s.max);
+    result["median_ms"] = finite_or_null(s.median);
+    result["cv_pct"] = finite_or_null(s.cv() * 100);
+    result["samples_ms"] = samples;
+
+    // Correctness: every run's claim, never hidden by averaging.
+    std::vector<std::size_t> failed;
+    bool any_claim = false;
+    for (const auto& r : runs) {
+        if (r.ok.has_value()) any_claim = true;
+        if (r.ok == false) failed.push_back(r.index);
+    }
+    result["ok"] = any_claim ? json(failed.empty()) : json(nullptr);
+    if (!failed.empty()) {
+        std::string which;
+        for (auto i : failed) which += (which.empty() ? "" : ", ") + std::to_string(i);
+        warnings.push_back(fmt::format("run(s) {} printed ok=false: the script's correctness check failed; fix the "
+                                       "kernel before trusting its time",
+                                       which));
+    }
+    if (!any_claim)
+        warnings.push_back("the script prints no \"ok\": its output is not checked; print {\"ms\": ..., \"ok\": ...} "
+                           "(scripts made by `new` do)");
+
+    for (const char* f : {"target", "seed", "iters", "timer", "dtype"}) {
+        json v = line_field(first, f);
+        if (!v.is_null()) result[f] = v;
+    }
+    json shapes = line_field(first, "shapes");
+    if (!shapes.is_null()) result["shapes"] = shapes;
+    if (first.contains("roofline_inputs") && first["roofline_inputs"].is_object())
+        result["roofline_inputs"] = first["roofline_inputs"];
+    if (first.contains("versions") && first["versions"].is_object()) result["versions"] = first["versions"];
+    result["protocol"] = protocol;
+    result["self_reported"] = !(protocol >= 3 && launcher->trusted());
+    const json how = launcher->describe();  // a named value: items() of a temporary would dangle
+    for (const auto& [k, v] : how.items()) result[k] = v;
+    result["wall_s"] = total_wall;
+
+    if (n >= 2 && std::isfinite(s.cv()) && s.cv() > 0.05)
+        warnings.push_back(fmt::format("the runs vary a lot (cv {:.1f}% > 5%): the mean is imprecise; check for other "
+                                       "work on the GPU, clock throttling, or a warm-up that is too short",
+                                       s.cv() * 100));
+    if (n < 2) warnings.push_back("n = 1: no spread can be estimated; use n >= 2 (10 is the default)");
+    if (n >= 3) {
+        // hyperfine's warning: a first run far slower than the rest means the warm-up is too short.
+        std::vector<double> rest(samples.begin() + 1, samples.end());
+        auto rs = summarize(rest);
+        if (samples[0] > rs.max && rs.std > 0 && samples[0] - rs.mean > 5 * rs.std)
+            warnings.push_back(fmt::format("run 1 ({:.4g} ms) was far slower than the others (mean {:.4g} ms): something "
+                                           "was still warming up (compilation, autotuning, clocks)",
+                                           samples[0], rs.mean));
+    }
+    describe_trust(result, warnings, *launcher, {script});
+    if (!launcher->trusted())
+        if (std::string w = contract_mismatch(first, contract_hash()); !w.empty()) warnings.push_back(w);
+    for (const auto& u : unstable_fields(lines, "bench"))
+        warnings.push_back("the script's own description changed between runs (" + u + "); fix its seed and shapes");
+    if (result["self_reported"].get<bool>())
+        warnings.push_back(protocol >= 3 ? "timing is reported by the script's vendored contract on stdout, not by the "
+                                           "harness; treat it as self-reported"
+                                         : "timing is self-reported by the script (a plain bench-contract script); "
+                                           "scaffold with `new` for the protocol-3 timer and check");
+    for (const auto& r : runs)
+        if (r.had_invalid_utf8) {
+            warnings.push_back(fmt::format("run {} printed bytes that are not UTF-8 (replaced)", r.index));
+            break;
+        }
+
+    json run_list = json::array();
+    for (const auto& r : runs) run_list.push_back(r.to_json());
+    result["runs"] = run_list;
+    result["warnings"] = warnings;
+    return result;
+}
+
+std::string bench_render(const json& r) {
+    std::string out = fmt::format("{}: n={}  mean {:.4g} ms", r.value("script", ""), r.value("n", 0),
+                                  r["mean_ms"].is_number() ? r["mean_ms"].get<double>() : NAN);
+    if (r["std_ms"].is_number()) out += fmt::format(" ± {:.3g}", r["std_ms"].get<double>());
+    if (r["min_ms"].is_number()) out += fmt::format("  min {:.4g}", r["min_ms"].get<double>());
+    if (r["median_ms"].is_number()) out += fmt::format("  median {:.4g}", r["median_ms"].get<double>());
+    if (r["cv_pct"].is_number()) out += fmt::format("  cv {:.2f}%", r["cv_pct"].get<double>());
+    out += "\n";
+    if (!r["ok"].is_null()) out += fmt::format("ok: {}\n", r["ok"].get<bool>() ? "true (every run)" : "FALSE");
+    if (r.contains("seed")) out += "seed: " + dump_line(r["seed"]) + "\n";
+    if (r.contains("roofline_inputs")) out += "roofline_inputs: " + dump_line(r["roofline_inputs"]) + "\n";
+    std::string samples;
+    for (const auto& v : r["samples_ms"]) samples += (samples.empty() ? "" : " ") + fmt::format("{:.4g}", v.get<double>());
+    out += "samples_ms: " + samples + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    return out;
+}
+
+}  // namespace
+
+namespace {
+/// A parameter with every field spelled out (designated initializers would leave some implicit).
+param_spec make_param(std::string name, param_type type, std::string description) {
+    param_spec p;
+    p.name = std::move(name);
+    p.type = type;
+    p.description = std::move(description);
+    return p;
+}
+}  // namespace
+
+tool_spec bench_tool() {
+    tool_spec t;
+    t.name = "bench";
+    t.title = "Benchmark a script";
+    t.description =
+        "Run a Python script n times in the user's interpreter, each run its own process, and aggregate its timing. "
+        "Contract: the script prints one JSON line to stdout containing at least {\"ms\": <float>} and optionally "
+        "{\"ok\": <bool>} for a correctness check (the last stdout line that is a JSON object with \"ms\" counts). "
+        "Returns mean/std/min/median over the n runs plus every raw sample and each run's JSON line, roofline_inputs "
+        "and seed when the script gives them, so a LEADERBOARD row can cite n and seed. A run that crashes, hangs "
+        "(timeout_s) or prints no such line is an error naming the run, with its stderr tail.";
+    param_spec script = make_param("script", param_type::string, "Path of the Python script to run");
+    script.required = true;
+    script.positional = true;
+    param_spec n = make_param("n", param_type::integer, "Number of runs, each a fresh process (1..1000, default 10)");
+    n.default_value = 10;
+    n.minimum = 1;
+    n.maximum = 1000;
+    param_spec timeout = make_param("timeout_s", param_type::number,
+                                    "Wall-clock limit per run in seconds; a run past it is killed with its process "
+                                    "group (default 120)");
+    timeout.default_value = 120;
+    timeout.minimum = 1;
+    timeout.maximum = 86400;
+    param_spec extra = make_param("args", param_type::string_array,
+                                  "Extra arguments passed to the script after its path (default none)");
+    param_spec warm = make_param("warm", param_type::boolean,
+                                 "Fork each run from a warm interpreter that has imported torch (default true); "
+                                 "false: a fresh process per run");
+    warm.default_value = true;
+    t.params = {script, n, timeout, extra, warm};
+    t.output_schema = json{
+        {"type", "object"},
+        {"required", {"n", "mean_ms", "std_ms", "min_ms", "median_ms", "samples_ms", "runs", "self_reported", "warnings"}},
+        {"properties",
+         {{"n", {{"type", "integer"}}},
+          {"mean_ms", {{"type", {"number", "null"}}}},
+          {"std_ms", {{"type", {"number", "null"}}}},
+          {"min_ms", {{"type", {"number", "null"}}}},
+          {"median_ms", {{"type", {"number", "null"}}}},
+          {"samples_ms", {{"type", "array"}, {"items", {{"type", "number"}}}}},
+          {"ok", {{"type", {"boolean", "null"}}}},
+          {"seed", json{{"description", "the seed the script reports (any JSON value)"}}},
+          {"roofline_inputs", {{"type", "object"}}},
+          {"self_reported", {{"type", "boolean"}}},
+          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+    t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
+    t.needs = {tool_need::python};
+    t.handler = bench_handler;
+    t.render = bench_render;
+    return t;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,426 @@
+// verify: baseline and candidate interleaved (ABBA), the seed's verdict, a paired speedup
+// with its 95% interval, implausibility flags and the record of how it was measured.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "gpu/gpu_query.h"
+#include "gpu/roofline.h"
+#include "gpu/spec_table.h"
+#include "measure/compare.h"
+#include "measure/consistency.h"
+#include "measure/measure.h"
+#include "measure/trusted_launcher.h"
+#include "measure/warm_launcher.h"
+#include "python/interpreter.h"
+#include "registry/tool.h"
+#include "stats/paired.h"
+#include "stats/summary.h"
+#include "store/results_store.h"
+#include "util/strings.h"
+#include "version.h"
+
+namespace hotkernel {
+namespace {
+namespace fs = std::filesystem;
+
+/// Which nvidia-smi index the runs use: the first entry of CUDA_VISIBLE_DEVICES (an index or
+/// a GPU-uuid), else 0.
+std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus) {
+    if (gpus.empty()) return std::nullopt;
+    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (env == nullptr) return gpus.front();
+    const std::string first = trim(split(env, ',').empty() ? std::string() : split(env, ',').front());
+    if (first.empty()) return std::nullopt;  // CUDA_VISIBLE_DEVICES="" hides every GPU
+    for (const auto& g : gpus) {
+        if (g.uuid && starts_with_ci(*g.uuid, first) && first.size() >= 5) return g;
+        if (g.index && std::to_string(*g.index) == first) return g;
+    }
+    return std::nullopt;
+}
+
+json gpu_json(const gpu_record& g) {
+    auto opt = [](const auto& o) -> json { return o ? json(*o) : json(nullptr); };
+    return json{{"index", opt(g.index)},
+                {"name", g.name},
+                {"uuid", opt(g.uuid)},
+                {"driver", opt(g.driver)},
+                {"power_limit_w", opt(g.power_limit_w)},
+                {"memory_mib", opt(g.memory_mib)},
+                {"compute_capability", opt(g.compute_capability)},
+                {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
+                {"mig_mode", opt(g.mig_mode)}};
+}
+
+std::string host_name() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+}
+
+bool ran_on_cpu(const json& line) {
+    json d = line_field(line, "device");
+    return d.is_string() && starts_with_ci(d.get<std::string>(), "cpu");
+}
+
+struct gpu_context {
+    std::optional<gpu_record> gpu;
+    std::string note;  ///< why there is no GPU record
+};
+
+gpu_context find_gpu(tool_context& ctx) {
+    gpu_context g;
+    try {
+        auto gpus = query_gpus(*ctx.runner, ctx.cancel);
+        g.gpu = visible_gpu(gpus);
+        if (!g.gpu) {
+            const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+            g.note = gpus.empty() ? "nvidia-smi lists no GPU"
+                                  : fmt::format("CUDA_VISIBLE_DEVICES='{}' names no GPU that nvidia-smi lists",
+                                                env ? env : "");
+        }
+    } catch (const tool_error& e) {
+        g.note = e.what();
+    }
+    return g;
+}
+
+json clock_state(tool_context& ctx, const gpu_context& g) {
+    if (!g.gpu || !g.gpu->index) return json{{"state", nullptr}, {"reason", g.gpu ? "GPU index unknown" : g.note}};
+    try {
+        return query_clock_state(*ctx.runner, ctx.cancel, *g.gpu->index);
+    } catch (const tool_error& e) {
+        return json{{"state", nullptr}, {"reason", e.what()}};
+    }
+}
+
+/// The roofline floor of the kernel on this GPU, and a flag when the candidate beats it.
+void roofline_check(const json& line, const gpu_context& g, double candidate_min_ms, json& result, json& flags) {
+    if (!line.contains("roofline_inputs") || !line["roofline_inputs"].is_object()) return;
+    const json& ri = line["roofline_inputs"];
+    result["roofline_inputs"] = ri;
+    if (!g.gpu) return;
+    const gpu_spec* spec = spec_table::builtin().find(g.gpu->name);
+    if (!spec || !ri.value("flops", json()).is_number() || !ri.value("bytes", json()).is_number()) return;
+    const std::string dtype = ri.value("dtype", json("bf16")).is_string() ? ri["dtype"].get<std::string>() : "bf16";
+    auto peak = spec->peak(dtype);
+    if (!peak || !spec->mem_gbs || ri["bytes"].get<double>() <= 0 || ri["flops"].get<double>() < 0) return;
+    roofline_input in{.flops = ri["flops"].get<double>(), .bytes = ri["bytes"].get<double>(), .peak_tflops = *peak,
+                      .peak_mem_gbs = *spec->mem_gbs, .measured_mem_gbs = std::nullopt};
+    std::string measured_source;
+    try {
+        if (g.gpu->uuid)
+            if (auto cal = read_calibration(*g.gpu->uuid)) {
+                in.measured_mem_gbs = (*cal)["mem_gbs"].get<double>();
+                measured_source = calibration_path(*g.gpu->uuid).string();
+            }
+    } catch (const tool_error&) {
+        // A broken calibration file is roofline's business to report; verify just goes without.
+    }
+    const roofline_result rr = compute_roofline(in);
+    json r{{"gpu_key", spec->key}, {"dtype", dtype}, {"bound", rr.bound}, {"attainable_ms", rr.attainable_ms}};
+    if (rr.attainable_ms_measured) {
+        r["attainable_ms_measured"] = *rr.attainable_ms_measured;
+        r["measured_source"] = measured_source;
+    }
+    if (std::isfinite(candidate_min_ms) && candidate_min_ms > 0)
+        r["candidate_pct_of_floor"] = 100.0 * rr.attainable_ms / candidate_min_ms;
+    result["roofline"] = r;
+    if (std::isfinite(candidate_min_ms) && candidate_min_ms < rr.attainable_ms)
+        flags.push_back(json{{"flag", "under_roofline_floor"},
+                             {"message", fmt::format("the candidate's fastest run ({:.4g} ms) is under the {} "
+                                                     "spec-sheet floor ({:.4g} ms for {} flops, {} bytes, {}): it "
+                                                     "cannot have done that work from DRAM (L2 reuse, skipped work, "
+                                                     "or wrong roofline_inputs)",
+                                                     candidate_min_ms, spec->display_name(), rr.attainable_ms,
+                                                     in.flops, in.bytes, dtype)}});
+}
+
+json verify_handler(const json& args, tool_context& ctx) {
+    const std::string baseline = args.at("baseline").get<std::string>();
+    const std::string candidate = args.at("candidate").get<std::string>();
+    const auto n = args.at("n").get<std::size_t>();
+    const auto warmup = args.at("warmup").get<std::size_t>();
+    const double timeout_s = args.at("timeout_s").get<double>();
+    std::vector<std::string> script_args;
+    if (args.contains("args") && args["args"].is_array()) script_args = args["args"].get<std::vector<std::string>>();
+    for (const auto& [role, path] : {std::pair{"baseline", baseline}, std::pair{"candidate", candidate}}) {
+        std::error_code ec;
+        if (!fs::is_regular_file(path, ec))
+            throw tool_error(fmt::format("{} script '{}' does not exist or is not a file; pass the path of a Python "
+                                         "script that prints one JSON line with \"ms\"",
+                                         role, path));
+    }
+    const std::string python = resolve_python(ctx);
+    // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
+    // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
+    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), args.at("warm").get<bool>());
+    const std::string started_utc = utc_now_iso();
+    const auto t0 = std::chrono::steady_clock::now();
+
+    gpu_context gpu = find_gpu(ctx);
+    json clocks_before = clock_state(ctx, gpu);
+
+    compare_input in;
+    json runs = json::array();
+    const std::size_t pairs = warmup + n;
+    const double total_runs = static_cast<double>(2 * pairs);
+    double done = 0;
+    ctx.progress(0, total_runs, "starting");
+    for (std::size_t p = 0; p < pairs; ++p) {
+        const bool warm = p < warmup;
+        const std::size_t index = warm ? p + 1 : p - warmup + 1;
+        const std::size_t total = warm ? warmup : n;
+        // ABBA: B C, C B, B C, ... so a linear drift hits both sides alike.
+        const bool baseline_first = p % 2 == 0;
+        for (int k = 0; k < 2; ++k) {
+            const bool is_b = (k == 0) == baseline_first;
+            run_request req{.script = is_b ? baseline : candidate, .args = script_args,
+                            .role = is_b ? "baseline" : "candidate", .index = index, .total = total, .warmup = warm,
+                            .python = python, .timeout_s = timeout_s, .env = {}};
+            run_record r = run_once(req, *ctx.runner, ctx.cancel, *launcher);
+            runs.push_back(r.to_json());
+            auto& dest = warm ? (is_b ? in.warmup_baseline : in.warmup_candidate) : (is_b ? in.baseline : in.candidate);
+            dest.push_back(std::move(r));
+            done += 1;
+            std::string msg = fmt::format("{}{} {} of {}", warm ? "warm-up " : "", req.role, index, total);
+            if (!in.baseline.empty() && !in.candidate.empty()) {
+                std::vector<double> b, c;
+                for (const auto& x : in.baseline) b.push_back(x.ms);
+                for (const auto& x : in.candidate) c.push_back(x.ms);
+                const paired_stats ps = paired_ratio(b, c);
+                if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
+            }
+            ctx.progress(done, total_runs, msg);
+        }
+    }
+    json clocks_after = clock_state(ctx, gpu);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    json cmp = compare_runs(in);
+    const json& bline = in.baseline.front().line;
+    const json& cline = in.candidate.front().line;
+
+    json result;
+    result["verdict"] = cmp["verdict"];
+    result["reasons"] = cmp["reasons"];
+    json target = line_field(bline, "target");
+    if (!target.is_string()) target = line_field(cline, "target");
+    if (!target.is_string()) {
+        std::string stem = fs::path(candidate).stem().string();
+        if (stem.size() > 10 && stem.ends_with("_candidate")) stem.resize(stem.size() - 10);
+        target = stem;
+    }
+    result["target"] = target;
+    result["baseline_script"] = baseline;
+    result["candidate_script"] = candidate;
+    result["n"] = n;
+    result["warmup"] = warmup;
+    result["seed"] = line_field(bline, "seed");
+    for (const char* f : {"speedup", "speedup_ci95"})
+        if (cmp.contains(f)) result[f] = cmp[f];
+    result["baseline"] = cmp["baseline"];
+    result["candidate"] = cmp["candidate"];
+    result["diff_ms"] = cmp["diff_ms"];
+    result["threshold_ms"] = cmp["threshold_ms"];
+    result["rule"] = cmp["rule"];
+    if (cmp.contains("paired")) result["paired"] = cmp["paired"];
+    json flags = cmp["flags"];
+    json warnings = cmp["warnings"];
+
+    const bool on_cpu = ran_on_cpu(bline) || ran_on_cpu(cline);
+    if (on_cpu && gpu.gpu) {
+        gpu.note = "the scripts ran on the CPU (device: " + line_field(bline, "device").dump() + ")";
+        gpu.gpu.reset();
+    }
+    const double c_min = result["candidate"]["min_ms"].is_number() ? result["candidate"]["min_ms"].get<double>() : NAN;
+    roofline_check(bline, gpu, c_min, result, flags);
+    if (!result.contains("roofline_inputs") && cline.contains("roofline_inputs"))
+        result["roofline_inputs"] = cline["roofline_inputs"];
+
+    const int protocol = line_protocol(bline);
+    result["protocol"] = protocol;
+    result["timer"] = line_field(bline, "timer");
+    result["self_reported"] = !(protocol >= 3 && launcher->trusted());
+    if (result["self_reported"].get<bool>())
+        warnings.push_back(protocol >= 3 ? "timing and the check are reported by each script's vendored contract on "
+                                           "stdout, not by the harness; treat the result as self-reported"
+                                         : "timing is self-reported by the scripts (plain bench-contract scripts); "
+                                           "scaffold with `new` for the protocol-3 timer and check");
+    describe_trust(result, warnings, *launcher, {baseline, candidate});
+    if (!launcher->trusted()) {
+        if (std::string w = contract_mismatch(bline, contract_hash()); !w.empty()) warnings.push_back(w);
+        else if (std::string wc = contract_mismatch(cline, contract_hash()); !wc.empty()) warnings.push_back(wc);
+    }
+    for (const auto& r : runs)
+        if (r.value("invalid_utf8", false)) {
+            warnings.push_back("a run printed bytes that are not UTF-8 (replaced); see runs[].line");
+            break;
+        }
+    if (gpu.gpu && clocks_after.is_object() && clocks_after.value("throttled", false))
+        warnings.push_back("the GPU was throttled (power or heat) when the runs finished: see "
+                           "measurement.clocks_after; rerun on an idle, cool GPU");
+
+    json m;
+    m["gpu"] = gpu.gpu ? gpu_json(*gpu.gpu) : json(nullptr);
+    if (!gpu.gpu) m["gpu_note"] = gpu.note;
+    m["clocks_before"] = clocks_before;
+    m["clocks_after"] = clocks_after;
+    m["host"] = host_name();
+    json versions = bline.contains("versions") ? bline["versions"] : json(nullptr);
+    m["versions"] = versions;
+    if (cline.contains("versions") && cline["versions"] != versions) m["candidate_versions"] = cline["versions"];
+    m["device"] = line_field(bline, "device");
+    m["started_utc"] = started_utc;
+    m["timestamp_utc"] = utc_now_iso();
+    m["wall_s"] = wall_s;
+    m["hotkernel_version"] = HOTKERNEL_VERSION;
+    m["contract_hash"] = contract_hash();
+    m["launcher"] = launcher->name();
+    m["order"] = "ABBA (pair 1 baseline first, pair 2 candidate first, ...), warm-up pairs discarded";
+    m["python"] = python;
+    m["commands"] = json{{"baseline", shell_join(in.baseline.front().command)},
+                         {"candidate", shell_join(in.candidate.front().command)}};
+    const json how = launcher->describe();  // a named value: items() of a temporary would dangle
+    for (const auto& [k, v] : how.items()) result[k] = v;
+    result["measurement"] = m;
+    result["flags"] = flags;
+    result["warnings"] = warnings;
+    result["runs"] = runs;
+    // A run the trusted runner declared invalid voids the verdict; its flags join ours.
+    apply_runner_findings(result, runs);
+    if (result["verdict"] == "invalid" || result["verdict"] == "incorrect") {
+        result.erase("speedup");
+        result.erase("speedup_ci95");
+    }
+    return result;
+}
+
+std::string verify_render(const json& r) {
+    std::string out = fmt::format("verdict: {}\n", r.value("verdict", "?"));
+    for (const auto& reason : r["reasons"]) out += "  because " + reason.get<std::string>() + "\n";
+    auto side = [](const json& s) {
+        auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : std::string("-"); };
+        return fmt::format("mean {} ± {} ms, min {}, median {}", num(s["mean_ms"]), num(s["std_ms"]), num(s["min_ms"]),
+                           num(s["median_ms"]));
+    };
+    out += "baseline:  " + side(r["baseline"]) + "  (" + r.value("baseline_script", "") + ")\n";
+    out += "candidate: " + side(r["candidate"]) + "  (" + r.value("candidate_script", "") + ")\n";
+    if (r.contains("speedup") && r["speedup"].is_number()) {
+        out += fmt::format("speedup:   {:.3f}x", r["speedup"].get<double>());
+        const json& ci = r["speedup_ci95"];
+        if (ci.is_object() && ci["low"].is_number())
+            out += fmt::format("  (95% CI of the paired ratio {:.3f}-{:.3f})", ci["low"].get<double>(),
+                               ci["high"].get<double>());
+        out += "\n";
+    }
+    if (r["diff_ms"].is_number() && r["threshold_ms"].is_number())
+        out += fmt::format("rule:      |diff| {:.4g} ms vs threshold {:.4g} ms (n={} pairs, warm-up {})\n",
+                           std::fabs(r["diff_ms"].get<double>()), r["threshold_ms"].get<double>(), r.value("n", 0),
+                           r.value("warmup", 0));
+    const json& m = r["measurement"];
+    out += fmt::format("gpu:       {}\n", m["gpu"].is_object() ? m["gpu"].value("name", "?") : "none (" + m.value("gpu_note", std::string()) + ")");
+    out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
+    for (const auto& f : r["flags"]) out += "FLAG: " + f.value("message", "") + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    out += "record it: hotkernel verify ... --json > verify.json && hotkernel record --result verify.json --note '...' "
+           "--who '...'\n";
+    return out;
+}
+
+}  // namespace
+
+namespace {
+/// A parameter with every field spelled out (designated initializers would leave some implicit).
+param_spec make_param(std::string name, param_type type, std::string description) {
+    param_spec p;
+    p.name = std::move(name);
+    p.type = type;
+    p.description = std::move(description);
+    return p;
+}
+}  // namespace
+
+tool_spec verify_tool() {
+    tool_spec t;
+    t.name = "verify";
+    t.title = "Verify a candidate against the baseline";
+    t.description =
+        "Decide whether a candidate script beats the baseline script. Both follow the bench contract (print one JSON "
+        "line with \"ms\" and \"ok\"). Runs them interleaved in ABBA order (baseline, candidate, candidate, baseline, "
+        "...) warmup+n times each, back to back on the same card, discards the warmup pairs, and returns mean/std/min "
+        "for both plus a verdict: 'faster' or 'slower' when |mean_b - mean_c| > 2*sqrt(std_b^2/n + std_c^2/n), "
+        "'inconclusive' otherwise, 'incorrect' if the candidate printed ok=false in any run (then no speedup is "
+        "reported), 'invalid' if the two scripts disagree on shape/dtype/iters/seed/timer/protocol or the baseline "
+        "fails its own check. Beside the verdict: speedup = mean_b/mean_c with a 95% confidence interval from the "
+        "paired per-pair ratios, flags for implausible results, and the measurement record (gpu, driver, power limit, "
+        "clocks before/after, host, versions, timestamp, exact commands). Pass the result to record().";
+    param_spec baseline = make_param("baseline", param_type::string, "Path of the baseline script");
+    baseline.required = true;
+    baseline.positional = true;
+    param_spec candidate = make_param("candidate", param_type::string, "Path of the candidate script");
+    candidate.required = true;
+    candidate.positional = true;
+    param_spec n = make_param("n", param_type::integer,
+                              "Timed pairs: runs of each script after warm-up (2..1000, default 10)");
+    n.default_value = 10;
+    n.minimum = 2;
+    n.maximum = 1000;
+    param_spec warmup = make_param("warmup", param_type::integer,
+                                   "Warm-up pairs run first and discarded (0..100, default 1)");
+    warmup.default_value = 1;
+    warmup.minimum = 0;
+    warmup.maximum = 100;
+    param_spec timeout = make_param("timeout_s", param_type::number,
+                                    "Wall-clock limit per run in seconds; a run past it is killed with its process "
+                                    "group (default 120)");
+    timeout.default_value = 120;
+    timeout.minimum = 1;
+    timeout.maximum = 86400;
+    param_spec extra = make_param("args", param_type::string_array,
+                                  "Extra arguments passed to both scripts after their path (default none)");
+    param_spec warm = make_param("warm", param_type::boolean,
+                                 "Fork each run from a warm interpreter that has imported torch (default true); "
+                                 "false: a fresh process per run");
+    warm.default_value = true;
+    t.params = {baseline, candidate, n, warmup, timeout, extra, warm};
+    json side{{"type", "object"},
+              {"properties",
+               {{"n", {{"type", "integer"}}},
+                {"mean_ms", {{"type", {"number", "null"}}}},
+                {"std_ms", {{"type", {"number", "null"}}}},
+                {"min_ms", {{"type", {"number", "null"}}}},
+                {"median_ms", {{"type", {"number", "null"}}}},
+                {"samples_ms", {{"type", "array"}, {"items", {{"type", "number"}}}}}}}};
+    t.output_schema = json{
+        {"type", "object"},
+        {"required", {"verdict", "reasons", "target", "n", "baseline", "candidate", "flags", "warnings", "measurement",
+                      "runs"}},
+        {"properties",
+         {{"verdict", {{"type", "string"}, {"enum", {"faster", "slower", "inconclusive", "incorrect", "invalid"}}}},
+          {"reasons", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"target", {{"type", "string"}}},
+          {"n", {{"type", "integer"}}},
+          {"seed", json{{"description", "the seed the script reports (any JSON value)"}}},
+          {"speedup", {{"type", {"number", "null"}}, {"description", "mean_b / mean_c; absent when incorrect/invalid"}}},
+          {"speedup_ci95", {{"type", "object"}}},
+          {"baseline", side},
+          {"candidate", side},
+          {"roofline_inputs", {{"type", "object"}}},
+          {"flags", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"measurement", {{"type", "object"}}},
+          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+    t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
+    t.needs = {tool_need::python, tool_need::gpu};
+    t.handler = verify_handler;
+    t.render = verify_render;
+    return t;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,314 @@
+"""bench, verify and record end to end on synthetic scripts (no torch, no GPU).
+
+Each synthetic script draws its "ms" from a seeded normal distribution. The seed mixes a
+per-test trial number (env HK_TRIAL) with the role and run index hotkernel gives each run
+(HOTKERNEL_ROLE, HOTKERNEL_RUN_INDEX, HOTKERNEL_WARMUP), so every run differs and every trial
+is reproducible.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+BIN = os.path.abspath(os.environ.get("HOTKERNEL_BIN", "build/hotkernel"))
+# Any Python 3 runs the synthetic scripts; Debian's starts fastest here (no site packages scan).
+PY = os.environ.get("HOTKERNEL_TEST_PYTHON") or ("/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
+
+SCRIPT = """\
+import json, os, random, sys, time
+rng = random.Random("{{}}:{{}}:{{}}:{{}}".format(os.environ.get("HK_TRIAL", "0"), os.environ.get("HOTKERNEL_ROLE"),
+                    os.environ.get("HOTKERNEL_RUN_INDEX"), os.environ.get("HOTKERNEL_WARMUP")))
+run = int(os.environ.get("HOTKERNEL_RUN_INDEX", "0"))
+warm = os.environ.get("HOTKERNEL_WARMUP") == "1"
+{pre}
+line = {{"ms": max(rng.gauss({mean}, {sd}), 1e-6), "ok": {ok}, "seed": {seed}, "shapes": {shapes},
+        "dtype": "fp32", "iters": 1}}
+{extra}
+print("warming up ...")
+print(json.dumps(line))
+"""
+
+
+def write_script(dirpath, name, mean=1.0, sd=0.02, ok=True, seed=0, shapes=((4096,),), pre="", extra=""):
+    p = Path(dirpath) / name
+    p.write_text(SCRIPT.format(mean=mean, sd=sd, ok=ok, seed=seed, shapes=json.dumps([list(s) for s in shapes]),
+                               pre=pre, extra=extra))
+    return str(p)
+
+
+def hk(*args, env=None, cwd=None, timeout=120):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([BIN, "--python", PY, *args], capture_output=True, text=True, env=e, cwd=cwd,
+                          timeout=timeout)
+
+
+def hk_json(*args, **kw):
+    r = hk("--json", *args, **kw)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_bench_aggregates_every_run(tmp_path):
+    s = write_script(tmp_path, "k.py", extra='line["roofline_inputs"] = {"flops": 1e9, "bytes": 2e6, "dtype": "fp32"}')
+    out = hk_json("bench", s, "--n", "5")
+    assert out["n"] == 5
+    assert len(out["samples_ms"]) == 5 and len(out["runs"]) == 5
+    assert len(set(out["samples_ms"])) == 5, "each run must draw its own sample"
+    assert out["mean_ms"] == pytest.approx(sum(out["samples_ms"]) / 5)
+    assert out["min_ms"] == min(out["samples_ms"])
+    assert out["seed"] == 0
+    assert out["roofline_inputs"] == {"flops": 1e9, "bytes": 2e6, "dtype": "fp32"}
+    assert out["self_reported"] is True
+    assert out["ok"] is True
+    assert all(r["line"]["ms"] == r["ms"] for r in out["runs"])
+
+
+def test_bench_warns_about_noise_and_failed_checks(tmp_path):
+    s = write_script(tmp_path, "noisy.py", sd=0.3, ok="run != 2")
+    out = hk_json("bench", s, "--n", "4")
+    assert out["ok"] is False
+    text = " ".join(out["warnings"])
+    assert "run(s) 2 printed ok=false" in text
+    assert "cv" in text
+
+
+def verdict_of(base, cand, n=10, warmup=0, trial=0):
+    out = hk_json("verify", base, cand, "--n", str(n), "--warmup", str(warmup), env={"HK_TRIAL": str(trial)})
+    return out
+
+
+def test_a_a_is_inconclusive_in_at_least_90_percent_of_50_trials(tmp_path):
+    base = write_script(tmp_path, "a_baseline.py")
+    cand = write_script(tmp_path, "a_candidate.py")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        verdicts = list(pool.map(lambda t: verdict_of(base, cand, n=8, warmup=0, trial=t)["verdict"], range(50)))
+    assert set(verdicts) <= {"inconclusive", "faster", "slower"}
+    assert verdicts.count("inconclusive") >= 45, verdicts
+
+
+def test_true_10_percent_slowdown_is_slower(tmp_path):
+    base = write_script(tmp_path, "b.py", mean=1.0)
+    cand = write_script(tmp_path, "c.py", mean=1.1)
+    out = verdict_of(base, cand, n=6, warmup=1)
+    assert out["verdict"] == "slower", out["reasons"]
+    assert out["speedup"] == pytest.approx(1 / 1.1, rel=0.03)
+    ci = out["speedup_ci95"]
+    assert ci["low"] < ci["high"] < 1.0
+    # ABBA: 7 pairs (1 warm-up) = 14 runs; pair 1 baseline first, pair 2 candidate first.
+    roles = [(r["role"], r["warmup"]) for r in out["runs"]]
+    assert len(roles) == 14
+    assert [r for r, _ in roles[:4]] == ["baseline", "candidate", "candidate", "baseline"]
+    assert out["baseline"]["n"] == 6 and len(out["baseline"]["samples_ms"]) == 6
+
+
+def test_true_speedup_is_faster_with_record_fields(tmp_path):
+    base = write_script(tmp_path, "b.py", mean=1.0)
+    cand = write_script(tmp_path, "gelu_candidate.py", mean=0.8)
+    out = verdict_of(base, cand, n=4, warmup=1)
+    assert out["verdict"] == "faster"
+    assert out["speedup"] == pytest.approx(1.25, rel=0.04)
+    assert out["target"] == "gelu"
+    m = out["measurement"]
+    for key in ("gpu", "clocks_before", "clocks_after", "host", "timestamp_utc", "hotkernel_version", "contract_hash",
+                "commands"):
+        assert key in m, key
+    assert m["commands"]["candidate"].endswith("gelu_candidate.py")
+    assert m["gpu"] is None or isinstance(m["gpu"], dict)
+    if m["gpu"] is None:
+        assert m["gpu_note"]
+
+
+def test_ok_false_is_incorrect_and_reports_no_speedup(tmp_path):
+    base = write_script(tmp_path, "b.py", mean=1.0)
+    cand = write_script(tmp_path, "c.py", mean=0.5, ok="run != 3")
+    out = verdict_of(base, cand, n=4)
+    assert out["verdict"] == "incorrect"
+    assert "speedup" not in out
+    assert any("candidate run 3 printed ok=false" in r for r in out["reasons"]), out["reasons"]
+
+
+@pytest.mark.parametrize("field,kw", [("seed", {"seed": 1}), ("shapes", {"shapes": ((2048,),)})])
+def test_mismatch_is_invalid(tmp_path, field, kw):
+    base = write_script(tmp_path, "b.py")
+    cand = write_script(tmp_path, "c.py", mean=0.5, **kw)
+    out = verdict_of(base, cand, n=3)
+    assert out["verdict"] == "invalid"
+    assert "speedup" not in out
+    assert any(r.startswith("the scripts disagree on " + field) for r in out["reasons"]), out["reasons"]
+
+
+def test_baseline_failing_its_check_is_invalid(tmp_path):
+    base = write_script(tmp_path, "b.py", ok=False)
+    cand = write_script(tmp_path, "c.py")
+    out = verdict_of(base, cand, n=3)
+    assert out["verdict"] == "invalid"
+    assert any("baseline fails its own check" in r for r in out["reasons"])
+
+
+def test_crashing_run_is_an_error_naming_the_run_and_its_stderr(tmp_path):
+    base = write_script(tmp_path, "b.py")
+    cand = write_script(tmp_path, "c.py", pre='if run == 3 and not warm: raise ZeroDivisionError("boom in kernel")')
+    r = hk("verify", base, cand, "--n", "4", "--warmup", "1")
+    assert r.returncode == 1
+    assert "candidate run 3 of 4" in r.stderr
+    assert "exited with status 1" in r.stderr
+    assert "ZeroDivisionError: boom in kernel" in r.stderr
+    assert r.stdout == ""
+
+
+def test_hanging_run_is_killed_at_its_timeout(tmp_path):
+    s = write_script(tmp_path, "hang.py", pre='if run == 2: print("stuck", flush=True); time.sleep(600)')
+    t0 = time.monotonic()
+    r = hk("bench", s, "--n", "3", "--timeout-s", "2", timeout=60)
+    elapsed = time.monotonic() - t0
+    assert r.returncode == 1
+    assert "run 2 of 3" in r.stderr and "timed out after 2 s" in r.stderr, r.stderr
+    assert elapsed < 20, elapsed
+
+
+def test_silent_script_is_a_clear_error(tmp_path):
+    s = Path(tmp_path) / "silent.py"
+    s.write_text("import sys\nsys.stderr.write('loaded weights\\n')\n")
+    r = hk("bench", str(s), "--n", "2")
+    assert r.returncode == 1
+    assert "run 1 of 2" in r.stderr
+    assert 'printed no JSON line with "ms"' in r.stderr
+    assert "loaded weights" in r.stderr
+
+
+def test_nan_ms_is_a_clear_error(tmp_path):
+    s = write_script(tmp_path, "nan.py", extra='line["ms"] = float("nan")')
+    r = hk("bench", s, "--n", "2")
+    assert r.returncode == 1
+    assert "NaN" in r.stderr and "run 1 of 2" in r.stderr
+
+
+def test_protocol_error_line_reason_is_shown(tmp_path):
+    # What hotkernel_contract prints when the kernel raised: ms null, status error, exit 1.
+    s = Path(tmp_path) / "err.py"
+    s.write_text("import json, sys\n"
+                 "sys.stderr.write('hotkernel: call: kernel raised RuntimeError: bad shape\\n')\n"
+                 "print(json.dumps({'protocol': 3, 'status': 'error', 'ok': False, 'ms': None,\n"
+                 "                  'reason': 'call: kernel raised RuntimeError: bad shape'}))\n"
+                 "sys.exit(1)\n")
+    r = hk("bench", str(s), "--n", "2")
+    assert r.returncode == 1
+    assert "run 1 of 2" in r.stderr and "exited with status 1" in r.stderr
+    assert "it reported reason: call: kernel raised RuntimeError: bad shape" in r.stderr, r.stderr
+
+
+def test_missing_script_is_a_clear_error(tmp_path):
+    r = hk("verify", str(tmp_path / "nope.py"), str(tmp_path / "nope2.py"))
+    assert r.returncode == 1
+    assert "baseline script" in r.stderr and "does not exist" in r.stderr
+
+
+@pytest.fixture(scope="module")
+def verify_json(tmp_path_factory):
+    d = tmp_path_factory.mktemp("verify")
+    base = write_script(d, "gelu_baseline.py", mean=1.0)
+    cand = write_script(d, "gelu_candidate.py", mean=0.9)
+    out = hk_json("verify", base, cand, "--n", "3", "--warmup", "0")
+    p = d / "verify.json"
+    p.write_text(json.dumps(out))
+    return p
+
+
+def read_board(d):
+    return (Path(d) / "LEADERBOARD.md").read_text()
+
+
+def test_record_writes_result_and_leaderboard(tmp_path, verify_json):
+    out = hk_json("record", "--result", str(verify_json), "--note", "fused the epilogue", "--who", "test suite",
+                  cwd=tmp_path)
+    f = Path(tmp_path) / out["file"]
+    assert f.parent == Path(tmp_path) / "results" / "gelu"
+    doc = json.loads(f.read_text())
+    assert doc["format"] == 1 and doc["note"] == "fused the epilogue" and doc["who"] == "test suite"
+    assert doc["result"] == json.loads(verify_json.read_text())
+    board = read_board(tmp_path)
+    assert out["row"] in board
+    assert "## gelu on" in board
+    cell = "no gain" if doc["result"]["verdict"] != "faster" else "×"
+    assert cell in out["row"]
+    # JSON text works as well as a path.
+    out2 = hk_json("record", "--result", verify_json.read_text(), "--note", "again", "--who", "t", cwd=tmp_path)
+    assert out2["rows"] == 2
+
+
+def test_record_rejects_bad_input(tmp_path, verify_json):
+    r = hk("record", "--result", str(verify_json), "--note", "two\nlines", "--who", "t", cwd=tmp_path)
+    assert r.returncode == 2 and "one line" in r.stderr
+    r = hk("record", "--result", '{"ms": 1}', "--note", "x", "--who", "t", cwd=tmp_path)
+    assert r.returncode == 1 and "not a verify result" in r.stderr
+    r = hk("record", "--result", str(tmp_path / "missing.json"), "--note", "x", "--who", "t", cwd=tmp_path)
+    assert r.returncode == 1 and "missing.json" in r.stderr
+    assert not (Path(tmp_path) / "results").exists()
+
+
+def test_eight_concurrent_records_give_eight_files_and_eight_rows(tmp_path, verify_json):
+    def one(i):
+        return hk("--json", "record", "--result", str(verify_json), "--note", f"attempt {i}", "--who", "t",
+                  cwd=tmp_path)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(one, range(8)))
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    files = sorted((Path(tmp_path) / "results" / "gelu").glob("*.json"))
+    assert len(files) == 8
+    board = read_board(tmp_path)
+    for i in range(8):
+        assert f"| attempt {i} |" in board
+    assert board.count("`gelu/") == 8
+
+
+def test_corrupt_file_is_skipped_and_named(tmp_path, verify_json):
+    bad = Path(tmp_path) / "results" / "gelu" / "20260101T000000Z-dead.json"
+    bad.parent.mkdir(parents=True)
+    bad.write_text('{"format": 1, "target": "gelu", "result": {"verdict": ')
+    (Path(tmp_path) / "results" / "notes.txt").write_text("mine")
+    out = hk_json("record", "--result", str(verify_json), "--note", "x", "--who", "t", cwd=tmp_path)
+    skipped = {s["file"]: s["reason"] for s in out["skipped"]}
+    assert skipped == {"gelu/20260101T000000Z-dead.json": "not valid JSON", "notes.txt": "not a .json file"}
+    assert out["rows"] == 1
+    assert "20260101T000000Z-dead.json" in read_board(tmp_path)
+    assert out["warnings"]
+
+
+def test_read_only_results_dir_is_a_clear_error_and_keeps_earlier_results(verify_json):
+    # As root a read-only folder is still writable, so drop to nobody for the second record.
+    base = Path(tempfile.mkdtemp(prefix="hk-ro-"))
+    try:
+        os.chmod(base, 0o755)
+        shutil.copy(verify_json, base / "verify.json")
+        os.chmod(base / "verify.json", 0o644)
+        first = hk_json("record", "--result", "verify.json", "--note", "first", "--who", "t", cwd=base)
+        before = {p: p.read_bytes() for p in (base / "results").rglob("*") if p.is_file()}
+        board_before = read_board(base)
+        for p in [base, *(base / "results").rglob("*")]:
+            if p.is_dir():
+                os.chmod(p, 0o555)
+        cmd = [BIN, "--python", PY, "record", "--result", "verify.json", "--note", "second", "--who", "t"]
+        if os.geteuid() == 0:
+            assert shutil.which("setpriv"), "running as root needs setpriv to drop privileges for this test"
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *cmd]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=base, timeout=60)
+        assert r.returncode == 1, r.stdout
+        assert "results/gelu" in r.stderr and "writable" in r.stderr, r.stderr
+        after = {p: p.read_bytes() for p in (base / "results").rglob("*") if p.is_file()}
+        assert after == before
+        assert read_board(base) == board_before
+        assert first["file"] in {str(p.relative_to(base)) for p in before}
+    finally:
+        for p in [base, *base.rglob("*")]:
+            if p.is_dir():
+                os.chmod(p, 0o755)
+        shutil.rmtree(base)
