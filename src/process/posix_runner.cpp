@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <future>
@@ -311,6 +312,259 @@ process_result process_runner::result(job_id id) {
     auto j = it->second;
     m_jobs.erase(it);
     return j->future.get();
+}
+
+
+// ---- interactive sessions -------------------------------------------------------------
+
+std::unique_ptr<process_session> process_runner::start(const process_spec&, std::string* error) {
+    if (error) *error = "this process runner cannot keep interactive sessions";
+    return nullptr;
+}
+
+namespace {
+
+class posix_session final : public process_session {
+public:
+    posix_session(pid_t pid, int in_fd, int out_fd, int err_fd, int chan_fd, const process_spec& spec)
+        : m_pid(pid), m_in(in_fd), m_out(out_fd), m_err(err_fd), m_chan(chan_fd), m_limit(spec.max_capture_bytes),
+          m_grace_s(spec.kill_grace_s), m_start(clock_type::now()) {
+        if (spec.timeout_s > 0)
+            m_deadline = m_start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(spec.timeout_s));
+    }
+    ~posix_session() override {
+        // Never leak the group: a short grace, then SIGKILL and reap.
+        m_grace_s = std::min(m_grace_s, 0.5);
+        terminate();
+    }
+
+    int pid() const override { return m_pid; }
+
+    bool write_line(const std::string& line) override { return write_raw(line + "\n"); }
+
+    bool write_raw(const std::string& data) {
+        if (m_in < 0 || !alive()) return false;
+        std::size_t off = 0;
+        while (off < data.size()) {
+            // MSG_NOSIGNAL does not exist for pipes: ignore SIGPIPE (as run() does) and check EPIPE.
+            ::signal(SIGPIPE, SIG_IGN);
+            ssize_t n = ::write(m_in, data.data() + off, data.size() - off);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                ::close(m_in);
+                m_in = -1;
+                return false;
+            }
+            off += static_cast<std::size_t>(n);
+        }
+        return true;
+    }
+
+    std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) override {
+        const auto deadline = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                                      std::chrono::duration<double>(std::max(0.0, timeout_s)));
+        while (true) {
+            if (auto l = take_line()) return l;
+            if (m_out < 0 && m_chan < 0) return take_rest();
+            if (cancel.cancelled()) return std::nullopt;
+            if (m_deadline && clock_type::now() >= *m_deadline) {
+                terminate();  // the session outlived its whole-life limit
+                return std::nullopt;
+            }
+            const auto now = clock_type::now();
+            if (now >= deadline) return std::nullopt;
+            const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count();
+            pump(static_cast<int>(std::clamp<long long>(left_ms, 1, 100)));
+        }
+    }
+
+    bool alive() override {
+        if (m_reaped) return false;
+        int status = 0;
+        pid_t w = ::waitpid(m_pid, &status, WNOHANG);
+        if (w == m_pid) {
+            m_reaped = true;
+            m_status = status;
+            ::kill(-m_pid, SIGKILL);  // stray members of its group go with it
+            return false;
+        }
+        return true;
+    }
+
+    void terminate() override {
+        if (m_in >= 0) {
+            ::close(m_in);
+            m_in = -1;
+        }
+        if (!m_reaped) {
+            ::kill(-m_pid, SIGTERM);
+            const auto kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                                         std::chrono::duration<double>(std::max(0.0, m_grace_s)));
+            while (alive() && clock_type::now() < kill_at) pump(20);
+            ::kill(-m_pid, SIGKILL);
+            if (!m_reaped) {
+                int status = 0;
+                while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+                }
+                m_reaped = true;
+                m_status = status;
+            }
+        }
+        for (int* fd : {&m_out, &m_err, &m_chan})
+            if (*fd >= 0) {
+                ::close(*fd);
+                *fd = -1;
+            }
+    }
+
+    std::string stderr_tail() override {
+        pump(0);
+        return m_err_buf;
+    }
+
+    std::string describe_exit() override {
+        if (alive()) return "running";
+        if (WIFSIGNALED(m_status)) {
+            const int sig = WTERMSIG(m_status);
+            return "was killed by signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
+        }
+        return "exited with status " + std::to_string(WEXITSTATUS(m_status));
+    }
+
+private:
+    /// Reads whatever is ready on stdout, stderr and the channel, waiting up to wait_ms.
+    void pump(int wait_ms) {
+        std::vector<pollfd> pfds;
+        for (int fd : {m_out, m_err, m_chan})
+            if (fd >= 0) pfds.push_back({fd, POLLIN, 0});
+        if (pfds.empty()) {
+            if (wait_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+            return;
+        }
+        if (::poll(pfds.data(), pfds.size(), wait_ms) <= 0) return;
+        char buf[65536];
+        for (auto& p : pfds) {
+            if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = ::read(p.fd, buf, sizeof buf);
+            int* fd = p.fd == m_out ? &m_out : p.fd == m_err ? &m_err : &m_chan;
+            if (n > 0) {
+                if (fd == &m_err) {
+                    bool trunc = false;
+                    append_bounded(m_err_buf, buf, static_cast<std::size_t>(n), m_limit, trunc);
+                    if (m_err_buf.size() > m_limit) m_err_buf.erase(0, m_err_buf.size() - m_limit);
+                } else {
+                    (fd == &m_out ? m_out_buf : m_chan_buf).append(buf, static_cast<std::size_t>(n));
+                }
+            } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+                ::close(*fd);
+                *fd = -1;
+            }
+        }
+    }
+
+    std::optional<session_line> take_line() {
+        for (auto* b : {&m_chan_buf, &m_out_buf}) {
+            auto nl = b->find('\n');
+            if (nl == std::string::npos) continue;
+            session_line l{b->substr(0, nl), b == &m_chan_buf};
+            b->erase(0, nl + 1);
+            return l;
+        }
+        return std::nullopt;
+    }
+
+    /// Both streams closed: a last line without a newline, if any.
+    std::optional<session_line> take_rest() {
+        for (auto* b : {&m_chan_buf, &m_out_buf}) {
+            if (b->empty()) continue;
+            session_line l{*b, b == &m_chan_buf};
+            b->clear();
+            return l;
+        }
+        return std::nullopt;
+    }
+
+    pid_t m_pid;
+    int m_in, m_out, m_err, m_chan;
+    std::size_t m_limit;
+    double m_grace_s;
+    clock_type::time_point m_start;
+    std::optional<clock_type::time_point> m_deadline;
+    std::string m_out_buf, m_err_buf, m_chan_buf;
+    bool m_reaped = false;
+    int m_status = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<process_session> posix_runner::start(const process_spec& spec, std::string* error) {
+    auto fail = [&](const std::string& why) -> std::unique_ptr<process_session> {
+        if (error) *error = why;
+        return nullptr;
+    };
+    if (spec.argv.empty()) return fail("empty command");
+    auto exe = find_executable(spec.argv[0]);
+    if (exe.empty()) return fail("'" + spec.argv[0] + "' was not found on PATH or is not executable");
+
+    int out_pipe[2], err_pipe[2], in_pipe[2], chan_pipe[2] = {-1, -1};
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
+    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+        for (int fd : out_pipe) ::close(fd);
+        return fail(std::string("pipe: ") + std::strerror(errno));
+    }
+    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || (spec.result_channel && ::pipe2(chan_pipe, O_CLOEXEC) != 0)) {
+        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
+        return fail(std::string("pipe: ") + std::strerror(errno));
+    }
+
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
+    const int child_chan_fd = spec.result_channel ? chan_pipe[1] : -1;
+    if (spec.result_channel) posix_spawn_file_actions_adddup2(&fa, chan_pipe[1], chan_pipe[1]);
+    if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
+
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t default_sigs;
+    sigemptyset(&default_sigs);
+    sigaddset(&default_sigs, SIGPIPE);
+    sigaddset(&default_sigs, SIGINT);
+    sigaddset(&default_sigs, SIGTERM);
+    sigset_t no_mask;
+    sigemptyset(&no_mask);
+    posix_spawnattr_setsigdefault(&attr, &default_sigs);
+    posix_spawnattr_setsigmask(&attr, &no_mask);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+    std::vector<std::string> argv_s = spec.argv;
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    auto env_s = build_env(spec, child_chan_fd);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    pid_t pid = -1;
+    int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    ::close(out_pipe[1]);
+    ::close(err_pipe[1]);
+    ::close(in_pipe[0]);
+    if (spec.result_channel) ::close(chan_pipe[1]);
+    if (rc != 0) {
+        for (int fd : {out_pipe[0], err_pipe[0], in_pipe[1]}) ::close(fd);
+        if (spec.result_channel) ::close(chan_pipe[0]);
+        return fail("'" + exe.string() + "': " + std::strerror(rc));
+    }
+    auto s = std::make_unique<posix_session>(pid, in_pipe[1], out_pipe[0], err_pipe[0], chan_pipe[0], spec);
+    if (!spec.stdin_data.empty()) s->write_raw(spec.stdin_data);
+    return s;
 }
 
 }  // namespace hotkernel

@@ -63,6 +63,39 @@ struct process_result {
     [[nodiscard]] std::string describe(double timeout_s = 0) const;
 };
 
+/// One line read from a process_session: from the child's stdout or its result channel.
+struct session_line {
+    std::string text;           ///< without the trailing newline
+    bool from_channel = false;  ///< true: came from the private result channel, not stdout
+};
+
+/// A long-lived child talked to line by line (the warm fork server): requests go to its
+/// stdin, answers come back on stdout or on the private result channel (spec.result_channel).
+/// Its stderr is kept as a bounded tail for error messages. Destroying the session kills the
+/// child's whole process group and reaps it, so a session can never leak a process.
+class process_session {
+public:
+    virtual ~process_session() = default;
+    [[nodiscard]] virtual int pid() const = 0;
+    /// Writes `line` plus a newline to the child's stdin. False when the child is gone or
+    /// its stdin is closed (never raises SIGPIPE).
+    virtual bool write_line(const std::string& line) = 0;
+    /// The next complete line from stdout or the result channel (channel lines first when
+    /// both have one), waiting at most timeout_s (<= 0: only what is already there).
+    /// nullopt on timeout, on cancellation, or when the child has exited and both streams
+    /// are drained. While it waits it also collects stderr, so the child never blocks on it.
+    virtual std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) = 0;
+    std::optional<session_line> read_line(double timeout_s) { return read_line(timeout_s, cancel_token{}); }
+    /// True while the child has not exited (reaps it when it has).
+    [[nodiscard]] virtual bool alive() = 0;
+    /// SIGTERM to the whole group, SIGKILL after spec.kill_grace_s, then reap. Idempotent.
+    virtual void terminate() = 0;
+    /// The last bytes the child wrote to stderr (bounded by spec.max_capture_bytes).
+    [[nodiscard]] virtual std::string stderr_tail() = 0;
+    /// "exited with status 1", "killed by signal 9 (SIGKILL)", or "running".
+    [[nodiscard]] virtual std::string describe_exit() = 0;
+};
+
 class process_runner {
 public:
     virtual ~process_runner() = default;
@@ -79,6 +112,12 @@ public:
     void cancel(job_id id);
     process_result result(job_id id);             ///< blocks until finished; one call per job
 
+    /// Starts `spec` as an interactive session (see process_session); spec.timeout_s, when
+    /// > 0, caps the session's whole life. Returns nullptr with *error set when the program
+    /// cannot be started, or when this runner cannot keep sessions (the default: a replaying
+    /// test runner); callers then fall back to run().
+    virtual std::unique_ptr<process_session> start(const process_spec& spec, std::string* error);
+
 private:
     struct job;
     std::map<job_id, std::shared_ptr<job>> m_jobs;
@@ -90,6 +129,7 @@ class posix_runner final : public process_runner {
 public:
     using process_runner::run;
     process_result run(const process_spec& spec, const cancel_token& cancel) override;
+    std::unique_ptr<process_session> start(const process_spec& spec, std::string* error) override;
 };
 
 /// Finds an executable on PATH (or checks an explicit path). Empty when not found.

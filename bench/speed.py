@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Speed and fidelity figures for hotkernel (issue 7), measured through the real binary.
+
+CPU part (runs anywhere):
+  overhead   per-run overhead of `bench`, fresh processes (--no-warm) against the warm fork
+             server, for a trivial script and a torch-importing one, per interpreter
+  verdict    time to verdict of `verify` with its defaults on synthetic scripts whose ms is drawn
+             with a cv like the H200's (0.3%): A/A, a 2% and a 1% difference
+  startup    CLI start-up and MCP round trip (bench/startup.sh, when present)
+GPU part (--gpu; needs nvidia-smi and a CUDA torch in --python):
+  calibrate  streaming-copy GB/s and bf16 TFLOPS under the repo's timer
+  fidelity   reported ms against torch.profiler's kernel time for ~3 us, ~50 us, ~500 us gelu
+  real       time to verdict on real kernels doing 1.01x and 1.02x the work
+  aa         A/A stability: how many of --aa-runs verifies say inconclusive
+
+Usage: bench/run.sh [--bin build/hotkernel] [--python PY] [--gpu] [--n 10] [--aa-runs 20] [--json]
+Prints one line per figure (or one JSON object with --json). Exit 1 when a step failed.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+FAILED = []
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def hk(args, binary, python=None, env=None, timeout=900, check=True):
+    """Runs the binary with --json; returns (result or None, wall seconds, stderr)."""
+    e = dict(os.environ)
+    if python:
+        e["HOTKERNEL_PYTHON"] = python
+    e.update(env or {})
+    t0 = time.perf_counter()
+    p = subprocess.run([binary] + args + ["--json"], capture_output=True, text=True, timeout=timeout, env=e)
+    wall = time.perf_counter() - t0
+    try:
+        res = json.loads(p.stdout) if p.stdout.strip() else None
+    except ValueError:
+        res = None
+    if check and p.returncode != 0:
+        FAILED.append("hotkernel %s: exit %d: %s" % (" ".join(args), p.returncode, p.stderr.strip()[-500:]))
+    return res, wall, p.stderr
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+TRIVIAL = 'import json\nprint(json.dumps({"ms": 1.0, "ok": True}))\n'
+TORCH_IMPORT = 'import json, torch\nprint(json.dumps({"ms": float(torch.ones(4).sum()) / 4, "ok": True}))\n'
+# ms drawn from a normal distribution with a fixed cv, seeded by role and run index so a
+# rerun draws the same numbers (the H200 gave cv 0.1-0.5% process to process).
+SYNTH = '''import json, os, random
+mean = float(os.environ.get("SPEED_MEAN", "0.045")) * float(os.environ.get("SPEED_FACTOR_" + os.path.basename(__file__).split(".")[0], "1"))
+seed = "%s/%s/%s/%s" % (os.environ.get("SPEED_SALT", "0"), os.environ.get("HOTKERNEL_ROLE"), os.environ.get("HOTKERNEL_RUN_INDEX"), os.environ.get("HOTKERNEL_WARMUP"))
+r = random.Random(seed)
+print(json.dumps({"ms": r.gauss(mean, mean * float(os.environ.get("SPEED_CV", "0.003"))), "ok": True, "seed": 0, "shapes": [[1]]}))
+'''
+
+
+def overhead(binary, pythons, n, out):
+    tmp = tempfile.mkdtemp(prefix="hk-speed-")
+    scripts = {"trivial": write(os.path.join(tmp, "trivial.py"), TRIVIAL),
+               "torch_import": write(os.path.join(tmp, "torch_import.py"), TORCH_IMPORT)}
+    rows = []
+    for py in pythons:
+        for name, script in scripts.items():
+            if name == "torch_import" and subprocess.run([py, "-c", "import torch"], capture_output=True).returncode:
+                continue
+            row = {"python": py, "script": name, "n": n}
+            for mode, extra in (("fresh", ["--no-warm"]), ("warm", [])):
+                res, wall, _ = hk(["bench", script, "--n", str(n)] + extra, binary, python=py)
+                if not res:
+                    continue
+                walls = [r["wall_s"] for r in res["runs"]]
+                row[mode] = {"total_s": wall, "per_run_s": wall / n, "median_run_wall_s": statistics.median(walls),
+                             "first_run_wall_s": walls[0], "launcher": res.get("launcher"),
+                             "launcher_reason": res.get("launcher_reason")}
+            if "fresh" in row and "warm" in row:
+                row["speedup_total"] = row["fresh"]["total_s"] / row["warm"]["total_s"]
+            rows.append(row)
+            f, w = row.get("fresh", {}), row.get("warm", {})
+            log("overhead %-28s %-12s fresh %.3f s/run (total %.1f s)  warm %.3f s/run (median run %.3f s, total %.1f s) [%s]"
+                % (os.path.basename(py) if len(py) < 20 else py[-28:], name, f.get("per_run_s", float("nan")),
+                   f.get("total_s", float("nan")), w.get("per_run_s", float("nan")), w.get("median_run_wall_s", float("nan")),
+                   w.get("total_s", float("nan")), w.get("launcher")))
+    out["overhead"] = rows
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def synthetic_verdicts(binary, out, trials):
+    tmp = tempfile.mkdtemp(prefix="hk-speed-")
+    base = write(os.path.join(tmp, "base.py"), SYNTH)
+    cand = write(os.path.join(tmp, "cand.py"), SYNTH)
+    rows = []
+    for label, factor in (("A/A", 1.0), ("2% slower", 1.02), ("1% slower", 1.01)):
+        verdicts, walls = [], []
+        for t in range(trials):
+            res, wall, _ = hk(["verify", base, cand], binary, python=sys.executable,
+                              env={"SPEED_FACTOR_cand": str(factor), "SPEED_SALT": str(t)})
+            if res:
+                verdicts.append(res.get("verdict"))
+                walls.append(wall)
+        row = {"case": label, "trials": trials, "verdicts": {v: verdicts.count(v) for v in set(verdicts)},
+               "median_wall_s": statistics.median(walls) if walls else None, "max_wall_s": max(walls) if walls else None}
+        rows.append(row)
+        log("verdict synthetic %-10s %s  median wall %.2f s, max %.2f s (cv 0.3%%, defaults, plain python)"
+            % (label, row["verdicts"], row["median_wall_s"] or float("nan"), row["max_wall_s"] or float("nan")))
+    out["synthetic_verdicts"] = rows
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def startup(binary, out):
+    sh = os.path.join(HERE, "startup.sh")
+    if not os.path.exists(sh):
+        log("startup: bench/startup.sh is not there; skipped")
+        return
+    p = subprocess.run(["sh", sh, "--bin", binary, "--json"], capture_output=True, text=True, timeout=600)
+    try:
+        out["startup"] = json.loads(p.stdout)
+    except ValueError:
+        out["startup"] = {"raw": p.stdout[-2000:], "stderr": p.stderr[-1000:]}
+    st = out["startup"]
+    brief = {k: round(v["median_ms"], 1) for k, v in st.items() if isinstance(v, dict) and "median_ms" in v}
+    log("startup (median ms): %s" % (json.dumps(brief) if brief else (p.stdout.strip()[-600:] or p.stderr.strip()[-300:])))
+
+
+# ---------------------------------------------------------------- GPU part
+
+def profiler_kernel_ms(binary, python, script):
+    """Average device time of the kernel with the most calls (the timed one), from torch_profile."""
+    res, _, err = hk(["torch-profile", script], binary, python=python)
+    if not res or not res.get("kernels"):
+        FAILED.append("torch-profile %s gave no kernels: %s" % (script, err[-300:]))
+        return None, None
+    k = max(res["kernels"], key=lambda r: r.get("calls") or r.get("count") or 0)
+    avg_ms = None
+    for key in ("avg_ms", "mean_ms"):
+        if k.get(key) is not None:
+            avg_ms = k[key]
+    if avg_ms is None and k.get("avg_us") is not None:
+        avg_ms = k["avg_us"] / 1e3
+    if avg_ms is None and k.get("total_ms") is not None and (k.get("calls") or k.get("count")):
+        avg_ms = k["total_ms"] / (k.get("calls") or k.get("count"))
+    return avg_ms, k
+
+
+def scaffold(binary, python, tmp, shape, name):
+    d = os.path.join(tmp, name)
+    res, _, err = hk(["new", "torch.nn.functional:gelu", "--shape", shape, "--out-dir", d, "--name", name,
+                      "--device", "cuda"], binary, python=python)
+    if not res:
+        return None
+    return os.path.join(d, name + "_baseline.py"), os.path.join(d, name + "_candidate.py")
+
+
+def extra_work_candidate(cand, rows, fraction):
+    """The blank candidate plus a gelu over `fraction` of x's rows: fraction more work."""
+    with open(cand) as f:
+        text = f.read()
+    extra = max(1, int(rows * fraction))
+    new = text.replace("    return _baseline(x)\n",
+                       "    y = _baseline(x)\n    _baseline(x[:%d])  # %.0f%% more work, discarded\n    return y\n"
+                       % (extra, fraction * 100))
+    if new == text:
+        FAILED.append("could not edit the scaffolded candidate %s" % cand)
+    path = cand.replace("_candidate.py", "_more%d_candidate.py" % round(fraction * 1000))
+    return write(path, new)
+
+
+def gpu_part(binary, python, out, aa_runs, verify_args):
+    res, wall, err = hk(["calibrate"], binary, python=python, timeout=900)
+    if res:
+        out["calibrate"] = {k: res.get(k) for k in ("gpu", "uuid", "mem_gbs", "bf16_tflops", "method", "mem_pct_of_spec",
+                                                    "bf16_pct_of_spec")}
+        out["calibrate"]["wall_s"] = wall
+        log("calibrate %s: streaming copy %.0f GB/s, bf16 matmul %s TFLOPS (%.0f s)"
+            % (res.get("gpu"), res["mem_gbs"], "%.0f" % res["bf16_tflops"] if res.get("bf16_tflops") else "n/a", wall))
+    tmp = tempfile.mkdtemp(prefix="hk-speed-gpu-")
+    # gelu bf16: 1Mi elements ~2.8 us, 4096x8192 ~45 us, 49152x8192 ~540 us on an H200.
+    sizes = [("small", "1024x1024", 1024), ("medium", "4096x8192", 4096), ("large", "49152x8192", 49152)]
+    fid = []
+    scaffolds = {}
+    for label, shape, rows in sizes:
+        sc = scaffold(binary, python, tmp, shape, "gelu_" + label)
+        if not sc:
+            continue
+        scaffolds[label] = (sc, rows)
+        b, _, _ = hk(["bench", sc[0], "--n", "3"], binary, python=python)
+        prof_ms, k = profiler_kernel_ms(binary, python, sc[0])
+        if b and prof_ms:
+            rep = b["median_ms"]
+            fid.append({"size": label, "shape": shape, "reported_ms": rep, "profiler_kernel_ms": prof_ms,
+                        "ratio": rep / prof_ms, "timer": b.get("timer"), "kernel": (k or {}).get("name", "")[:80]})
+            log("fidelity gelu %-10s reported %.4f ms  profiler kernel %.4f ms  ratio %.3f  (timer %s)"
+                % (shape, rep, prof_ms, rep / prof_ms, b.get("timer")))
+    out["fidelity"] = fid
+    # The issue's bar: within 10% at ~3 us, 3% at ~50 us, 2% at ~500 us.
+    for row, tol in zip(fid, (0.10, 0.03, 0.02)):
+        if abs(row["ratio"] - 1) > tol:
+            FAILED.append("timer fidelity %s: reported/profiler = %.3f, outside +-%.0f%%" % (row["shape"], row["ratio"], tol * 100))
+    real = []
+    for label in ("medium", "large"):
+        if label not in scaffolds:
+            continue
+        (base, cand), rows = scaffolds[label]
+        for frac in (0.02, 0.01):
+            c = extra_work_candidate(cand, rows, frac)
+            tb, _, _ = hk(["bench", base, "--n", "5"], binary, python=python)
+            tc, _, _ = hk(["bench", c, "--n", "5"], binary, python=python)
+            true_pct = 100 * (tc["mean_ms"] / tb["mean_ms"] - 1) if tb and tc else None
+            res, wall, _ = hk(["verify", base, c] + verify_args, binary, python=python)
+            if res:
+                launcher = (res.get("measurement") or {}).get("launcher", res.get("launcher"))
+                real.append({"size": label, "extra_work_pct": frac * 100, "true_diff_pct": true_pct,
+                             "verdict": res.get("verdict"), "wall_s": wall, "launcher": launcher})
+                log("real %-7s +%.0f%% work (measured %+.2f%%): verdict %s in %.1f s [%s] %s"
+                    % (label, frac * 100, true_pct if true_pct is not None else float("nan"), res.get("verdict"), wall,
+                       launcher, " ".join(verify_args)))
+    out["real_verdicts"] = real
+    for r in real:
+        if r["verdict"] != "slower":
+            FAILED.append("real %s +%.0f%% work: verdict %s, expected slower" % (r["size"], r["extra_work_pct"], r["verdict"]))
+        limit = 10 if r["extra_work_pct"] >= 2 else 20
+        if r["wall_s"] > limit:
+            FAILED.append("real %s +%.0f%% work: %.1f s to verdict, over %d s" % (r["size"], r["extra_work_pct"], r["wall_s"], limit))
+    if "medium" in scaffolds:
+        (base, cand), _ = scaffolds["medium"]
+        verdicts, walls = [], []
+        for i in range(aa_runs):
+            res, wall, _ = hk(["verify", base, cand] + verify_args, binary, python=python)
+            if res:
+                verdicts.append(res.get("verdict"))
+                walls.append(wall)
+        out["aa"] = {"runs": aa_runs, "verdicts": {v: verdicts.count(v) for v in set(verdicts)},
+                     "median_wall_s": statistics.median(walls) if walls else None}
+        if verdicts.count("inconclusive") < 0.9 * aa_runs:
+            FAILED.append("A/A: only %d of %d verifies said inconclusive" % (verdicts.count("inconclusive"), aa_runs))
+        log("A/A gelu 4096x8192 x%d: %s, median wall %.1f s" % (aa_runs, out["aa"]["verdicts"],
+                                                                out["aa"]["median_wall_s"] or float("nan")))
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.environ.get("HOTKERNEL_BIN", os.path.join(ROOT, "build", "hotkernel")))
+    ap.add_argument("--python", action="append", default=None,
+                    help="interpreter(s) for the overhead rows and the GPU part (default /usr/bin/python3 and $HOTKERNEL_PYTHON)")
+    ap.add_argument("--n", type=int, default=10, help="runs per overhead measurement (default 10)")
+    ap.add_argument("--trials", type=int, default=3, help="synthetic verifies per case (default 3)")
+    ap.add_argument("--gpu", action="store_true", help="also run the GPU part")
+    ap.add_argument("--cpu", dest="cpu", action="store_true", default=True)
+    ap.add_argument("--no-cpu", dest="cpu", action="store_false", help="skip the CPU part")
+    ap.add_argument("--aa-runs", type=int, default=20)
+    ap.add_argument("--verify-args", default="", help="extra verify flags for the GPU verdicts, e.g. '--n 4 --warmup 0'")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    binary = os.path.abspath(a.bin)
+    if not os.access(binary, os.X_OK):
+        sys.exit("no hotkernel binary at %s; build it or pass --bin" % binary)
+    pythons = a.python or [p for p in ("/usr/bin/python3", os.environ.get("HOTKERNEL_PYTHON")) if p and os.path.exists(p)]
+    out = {"bin": binary, "pythons": pythons}
+    if a.cpu:
+        overhead(binary, pythons, a.n, out)
+        synthetic_verdicts(binary, out, a.trials)
+        startup(binary, out)
+    if a.gpu:
+        gpu_part(binary, pythons[-1], out, a.aa_runs, a.verify_args.split())
+    out["failed"] = FAILED
+    for f in FAILED:
+        log("FAILED: " + f)
+    if a.json:
+        print(json.dumps(out, indent=1))
+    sys.exit(1 if FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()

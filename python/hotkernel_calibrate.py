@@ -1,0 +1,178 @@
+# Measures this card under the repo's own timer (hotkernel_contract's warm-up + CUDA-graph
+# replay / CUDA events, median of samples): the bandwidth of a large streaming device-to-device
+# copy (bytes read + written) and the rate of a large bf16 matrix product. Prints one JSON line.
+#
+# Run by `hotkernel calibrate` (src/tools/calibrate.cpp) with CUDA_VISIBLE_DEVICES naming one
+# GPU; the binary writes the cache file. Why a measured number: a kernel reaches ~90% of the
+# datasheet bandwidth at best, and how much differs per card; the measured copy is the floor a
+# real kernel can get within 10% of (roofline's attainable_ms_measured).
+import json
+import os
+import statistics
+import sys
+import time
+
+
+def _fail(msg, code=2):
+    print(json.dumps({"ok": False, "error": msg}))
+    sys.exit(code)
+
+
+try:
+    import torch
+except Exception as ex:  # noqa: BLE001
+    _fail("torch cannot be imported in %s: %s; install torch with CUDA there or pass --python" % (sys.executable, ex))
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+try:
+    import hotkernel_contract as hc  # the repo's own timer, used as a library
+
+    _warm_up, _time_graph, _time_events = hc.warm_up, hc.time_cuda_graph, hc.time_cuda_events
+    TIMER_SOURCE = "hotkernel_contract"
+except Exception:  # an older or broken contract: the same method, inline
+    TIMER_SOURCE = "inline"
+
+    def _warm_up(fn, sets, seconds, sync):
+        fn(*sets[0])
+        sync()
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for s in sets:
+                fn(*s)
+            sync()
+        return time.perf_counter() - t0
+
+    def _time_graph(fn, sets, calls, samples):
+        order = [sets[j % len(sets)] for j in range(calls)]
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for s in order[: len(sets)]:
+                fn(*s)
+        torch.cuda.current_stream().wait_stream(side)
+        torch.cuda.synchronize()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            for s in order:
+                fn(*s)
+        g.replay()
+        torch.cuda.synchronize()
+        out = []
+        for _ in range(samples):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            g.replay()
+            b.record()
+            b.synchronize()
+            out.append(a.elapsed_time(b) / calls)
+        return out, None, g
+
+    def _time_events(fn, sets, calls, samples):
+        order = [sets[j % len(sets)] for j in range(calls)]
+        out = []
+        for _ in range(samples):
+            evs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in order]
+            for (a, b), s in zip(evs, order):
+                a.record()
+                fn(*s)
+                b.record()
+            torch.cuda.synchronize()
+            out.append(sum(a.elapsed_time(b) for a, b in evs) / calls)
+        return out, None
+
+
+WARMUP_S = float(os.environ.get("HOTKERNEL_CALIBRATE_WARMUP_S", "1.0"))  # >= 0.5 s: clocks settle
+SAMPLES = int(os.environ.get("HOTKERNEL_CALIBRATE_SAMPLES", "20"))
+
+
+def _median_ms(timer, fn, sets, calls):
+    _warm_up(fn, sets, WARMUP_S, torch.cuda.synchronize)
+    samples = timer(fn, sets, calls, SAMPLES)[0]
+    return statistics.median(samples), samples
+
+
+def _l2_bytes(props):
+    for name in ("L2_cache_size", "l2_cache_size"):
+        v = getattr(props, name, None)
+        if v:
+            return int(v)
+    return 50 << 20
+
+
+def main():
+    if not torch.cuda.is_available():
+        _fail("no CUDA GPU is visible to torch %s in %s (torch.cuda.is_available() is False); calibrate measures a "
+              "GPU: run it on a machine with an NVIDIA GPU and a CUDA build of torch" % (torch.__version__, sys.executable))
+    dev = torch.device("cuda", 0)
+    props = torch.cuda.get_device_properties(dev)
+    uuid = getattr(props, "uuid", None)
+    l2 = _l2_bytes(props)
+    free, total = torch.cuda.mem_get_info(dev)
+    warnings = []
+    result = {"ok": True, "gpu": props.name, "uuid": ("GPU-%s" % uuid) if uuid is not None else None,
+              "l2_bytes": l2, "torch": torch.__version__, "timer_source": TIMER_SOURCE,
+              "warmup_s": WARMUP_S, "samples": SAMPLES}
+
+    # Streaming copy: each buffer >= 8x L2 (and >= 1 GiB) so every call streams from DRAM.
+    want = max(8 * l2, 1 << 30)
+    nbytes = min(want, int(free * 0.35))  # two buffers plus headroom
+    nbytes -= nbytes % (1 << 20)
+    if nbytes < want:
+        warnings.append("only %.0f MiB per buffer fit in free memory (wanted %.0f MiB = max(8x L2, 1 GiB)); other "
+                        "processes hold GPU memory" % (nbytes / 2**20, want / 2**20))
+    if nbytes < 2 * l2:
+        _fail("not enough free GPU memory for a streaming copy larger than L2 (%.0f MiB free)" % (free / 2**20))
+    n = nbytes // 4
+    src = torch.empty(n, dtype=torch.float32, device=dev).uniform_()
+    dst = torch.empty_like(src)
+    moved = 2 * nbytes  # read + written
+    copies = {}
+    # The elementwise kernel runs on the SMs under graph replay (the repo's default timer). A
+    # captured `copy_` becomes a copy-engine memcpy node (2/3 of eager bandwidth on an H200),
+    # so the memcpy is timed eagerly with events, the contract's other timer.
+    variants = [
+        ("elementwise_graph", _time_graph, lambda s, d: torch.mul(s, 1.0, out=d), "torch.mul(src, 1.0, out=dst), CUDA-graph replay"),
+        ("copy_events", _time_events, lambda s, d: d.copy_(s), "dst.copy_(src), CUDA events"),
+    ]
+    for key, timer, fn, label in variants:
+        try:
+            ms, samples = _median_ms(timer, fn, [(src, dst)], 10)
+            copies[key] = {"method": label, "median_ms": ms, "gbs": moved / (ms * 1e-3) / 1e9,
+                           "spread_pct": 100 * (max(samples) - min(samples)) / ms}
+        except Exception as ex:  # noqa: BLE001
+            copies[key] = {"method": label, "error": repr(ex)}
+    del src, dst
+    torch.cuda.empty_cache()
+    good = {k: v for k, v in copies.items() if "gbs" in v}
+    if not good:
+        _fail("every streaming-copy measurement failed: %s" % json.dumps(copies))
+    best = max(good, key=lambda k: good[k]["gbs"])
+    result["mem_gbs"] = good[best]["gbs"]
+    result["copy_bytes_per_buffer"] = nbytes
+    result["copies"] = copies
+
+    # bf16 matmul 8192^3 (dense tensor-core rate); smaller when memory is short.
+    m = 8192
+    while m > 1024 and 3 * m * m * 2 > free * 0.5:
+        m //= 2
+    a = torch.randn(m, m, dtype=torch.bfloat16, device=dev)
+    b = torch.randn(m, m, dtype=torch.bfloat16, device=dev)
+    c = torch.empty(m, m, dtype=torch.bfloat16, device=dev)
+    try:
+        ms, samples = _median_ms(_time_graph, lambda x, y, o: torch.matmul(x, y, out=o), [(a, b, c)], 5)
+        result["bf16_tflops"] = 2.0 * m ** 3 / (ms * 1e-3) / 1e12
+        result["matmul"] = {"m": m, "n": m, "k": m, "median_ms": ms, "spread_pct": 100 * (max(samples) - min(samples)) / ms,
+                            "method": "torch.matmul bf16 %dx%dx%d, CUDA-graph replay" % (m, m, m)}
+    except Exception as ex:  # noqa: BLE001
+        result["bf16_tflops"] = None
+        warnings.append("the bf16 matmul could not be timed: %r" % (ex,))
+    result["method"] = ("streaming copy of %.0f MiB fp32 per buffer (bytes read + written; best of: %s); bf16 matmul "
+                        "%d^3, CUDA-graph replay; warm-up %.1f s, median of %d samples (%s timer)"
+                        % (nbytes / 2**20, "; ".join("%s %.0f GB/s" % (v["method"], v["gbs"]) for v in good.values()),
+                           m, WARMUP_S, SAMPLES, TIMER_SOURCE))
+    result["warnings"] = warnings
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,518 @@
+# Warm fork server: imports torch (and triton, the contract) once without initialising CUDA,
+# then forks a fresh child per run that executes a script exactly as `python script.py` would.
+#
+# Started by hotkernel (src/measure/warm_launcher.cpp) as `python hotkernel_forkserver.py`
+# with HOTKERNEL_RESULT_FD naming a private pipe. Protocol, one JSON object per line:
+#   server -> hotkernel (on the private pipe): {"event": "ready", ...} once, then one answer
+#     per request: {"event": "done", ...} or {"event": "refused", "reason": ...}.
+#   hotkernel -> server (on stdin): {"id", "script", "argv", "env_set", "env_unset", "cwd",
+#     "stdin_b64", "result_channel", "result_fd_env", "timeout_s", "kill_grace_s",
+#     "max_capture_bytes", "role", "index"}; or {"op": "ping"} / {"op": "quit"}.
+# Why a fork and not a thread or exec: a forked child gets its own CUDA context and caching
+# allocator (CUDA is first touched in the child), the same isolation as a new process, and
+# skips the ~4 s of importing torch (fixtures/h200/fork-probe.txt: 0.4 s vs 4.5 s).
+# Forking is refused when it is unsafe: CUDA already initialised in this process (a forked
+# CUDA context is unusable), or Python threads running (their locks would be copied held).
+import base64
+import json
+import os
+import signal
+import sys
+import time
+
+_T0 = time.perf_counter()
+_SERVER_PID = os.getpid()
+_RESULT_FD = int(os.environ.get("HOTKERNEL_RESULT_FD", "1"))  # replaced in main() when unset
+_IN_FD = 0
+_ACTIVE_CHILD = [0]  # pid (== pgid) of the run in flight, 0 when idle
+_PR_SET_PDEATHSIG = 1
+
+
+def _send(obj):
+    data = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+    off = 0
+    while off < len(data):
+        off += os.write(_RESULT_FD, data[off:])
+
+
+def _kill_group(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _on_term(signum, frame):
+    # hotkernel is ending the session: take the run in flight with us.
+    if _ACTIVE_CHILD[0]:
+        _kill_group(_ACTIVE_CHILD[0], signal.SIGKILL)
+    os._exit(0)
+
+
+def _preload():
+    """Imports what every run would import anyway; returns (versions, errors)."""
+    info = {"torch": None, "triton": None, "contract": False, "preload": [], "light": False}
+    errors = []
+    if os.environ.get("HOTKERNEL_FORKSERVER_LIGHT") == "1":
+        # The script never mentions torch, triton or the contract: a fresh interpreter starts in
+        # ~0.05 s, so importing torch here (2-5 s) would only cost time.
+        info["light"] = True
+    else:
+        _preload_heavy(info, errors)
+    _preload_user(info, errors)
+    return info, errors
+
+
+def _preload_heavy(info, errors):
+    try:
+        import torch  # noqa: F401
+
+        info["torch"] = torch.__version__
+    except Exception as ex:  # no torch in this interpreter: plain scripts still run warm
+        errors.append("torch: %s" % ex)
+    try:
+        import triton  # noqa: F401
+
+        info["triton"] = triton.__version__
+    except Exception:
+        pass
+    try:
+        import hotkernel_contract  # noqa: F401  (its import must not initialise CUDA)
+
+        info["contract"] = True
+    except Exception as ex:
+        errors.append("hotkernel_contract: %s" % ex)
+
+
+def _preload_user(info, errors):
+    # HOTKERNEL_FORKSERVER_PRELOAD: more modules to import once (the user's heavy imports).
+    for name in filter(None, (m.strip() for m in os.environ.get("HOTKERNEL_FORKSERVER_PRELOAD", "").split(","))):
+        try:
+            __import__(name)
+            info["preload"].append(name)
+        except Exception as ex:
+            errors.append("%s: %s" % (name, ex))
+
+
+def unforkable_reason():
+    """Why forking this process now would not give a clean child; None when it is safe."""
+    if not hasattr(os, "fork"):
+        return "this platform has no os.fork"
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_initialized():
+                return "CUDA is already initialised in the fork server (a forked CUDA context is unusable)"
+        except Exception:
+            pass
+    import threading
+
+    if threading.active_count() > 1:
+        names = ", ".join(t.name for t in threading.enumerate() if t is not threading.main_thread())
+        return "the fork server runs Python threads (%s); forking a threaded process can deadlock" % names
+    return None
+
+
+# Modules the parent imported from its own folder; a child re-imports them from the script's
+# folder instead (a target vendors its own hotkernel_contract.py and must get that copy).
+_SERVER_DIR = os.path.dirname(os.path.realpath(__file__))
+
+
+def _drop_server_modules():
+    for name, mod in list(sys.modules.items()):
+        f = getattr(mod, "__file__", None) or ""
+        if name in ("hotkernel_contract", "hotkernel_forkserver") or (
+            f and os.path.dirname(os.path.realpath(f)) == _SERVER_DIR
+        ):
+            sys.modules.pop(name, None)
+
+
+def _reseed():
+    # A fresh process draws new OS entropy for these; forked children would all share the
+    # parent's state, so give each child its own, as `python script.py` would have.
+    rnd = sys.modules.get("random")
+    if rnd is not None:
+        rnd.seed()
+    np = sys.modules.get("numpy")
+    if np is not None:
+        try:
+            np.random.seed()
+        except Exception:
+            pass
+
+
+def _forget_server_exit_work():
+    """Exit handlers and finalizers the server registered are the server's: run in a child they
+    would clean up the server's resources (a TemporaryDirectory made at import) and cost ~0.1 s
+    a run in copy-on-write faults. The child runs only what its own script registers, plus the
+    two process-local clean-ups a fresh interpreter always has."""
+    import atexit
+    import weakref
+
+    atexit._clear()
+    for info in list(getattr(weakref.finalize, "_registry", {}).values()):
+        info.atexit = False
+    log = sys.modules.get("logging")
+    if log is not None:
+        atexit.register(log.shutdown)
+    mpu = sys.modules.get("multiprocessing.util")
+    if mpu is not None and hasattr(mpu, "_exit_function"):
+        atexit.register(mpu._exit_function)
+
+
+def _child(req, stdin_fd, out_w, err_w, chan_w, close_fds):
+    """Runs in the forked child; never returns."""
+    code = 1
+    try:
+        os.setpgid(0, 0)
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except Exception:
+            pass
+        if os.getppid() != _SERVER_PID:  # the server died before prctl took effect
+            os._exit(1)
+        # Signal state of a fresh interpreter: SIGINT raises KeyboardInterrupt, SIGPIPE ignored.
+        for sig in (signal.SIGTERM, signal.SIGCHLD, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+        os.dup2(stdin_fd, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for fd in close_fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        env = os.environ
+        env.pop("HOTKERNEL_RESULT_FD", None)
+        env.pop("HOTKERNEL_FORKSERVER_PRELOAD", None)
+        env.pop("HOTKERNEL_FORKSERVER_LIGHT", None)
+        for k in req.get("env_unset") or []:
+            env.pop(k, None)
+        for k, v in (req.get("env_set") or {}).items():
+            env[k] = v
+        if chan_w is not None:
+            os.set_inheritable(chan_w, True)  # as the fresh runner: exec'd helpers may write it too
+            env[req.get("result_fd_env") or "HOTKERNEL_RESULT_FD"] = str(chan_w)
+
+        import io
+
+        unbuffered = bool(env.get("PYTHONUNBUFFERED"))
+        enc = sys.stdout.encoding if sys.stdout else "utf-8"
+        sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding=enc)
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding=enc, write_through=unbuffered
+        )
+        sys.stderr = io.TextIOWrapper(
+            io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding=enc, errors="backslashreplace",
+            line_buffering=True, write_through=unbuffered,
+        )
+        sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+
+        cwd = req.get("cwd")
+        if cwd:
+            os.chdir(cwd)
+        script = req["script"]
+        sys.argv = list(req.get("argv") or [script])
+        # `python script.py` puts the script's folder (symlinks resolved) first on sys.path.
+        sys.path[0] = os.path.dirname(os.path.realpath(script))
+        _drop_server_modules()
+        _reseed()
+        _forget_server_exit_work()
+        import gc
+
+        if hasattr(gc, "unfreeze"):
+            gc.unfreeze()
+
+        import runpy
+        import traceback
+
+        try:
+            runpy.run_path(script, run_name="__main__")
+            code = 0
+        except SystemExit as ex:
+            if ex.code is None:
+                code = 0
+            elif isinstance(ex.code, int):
+                code = ex.code & 0xFF
+            else:
+                print(ex.code, file=sys.stderr)
+                code = 1
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+        # What interpreter shutdown does: join threads, run atexit handlers, flush.
+        try:
+            import threading
+
+            threading._shutdown()
+        except Exception:
+            pass
+        try:
+            import atexit
+
+            atexit._run_exitfuncs()
+        except Exception:
+            pass
+    except BaseException:
+        try:
+            import traceback
+
+            traceback.print_exc()
+        except Exception:
+            pass
+        code = 1
+    for f in (sys.stdout, sys.stderr):
+        try:
+            f.flush()
+        except Exception:
+            pass
+    os._exit(code)
+
+
+class _Tail:
+    """Keeps the last `limit` bytes written to it."""
+
+    def __init__(self, limit):
+        self.limit = max(1, int(limit))
+        self.buf = bytearray()
+        self.truncated = False
+
+    def add(self, data):
+        self.buf += data
+        if len(self.buf) > self.limit + self.limit // 2:
+            del self.buf[: len(self.buf) - self.limit]
+            self.truncated = True
+
+    def value(self):
+        if len(self.buf) > self.limit:
+            del self.buf[: len(self.buf) - self.limit]
+            self.truncated = True
+        return bytes(self.buf)
+
+
+class _Requests:
+    """Line reader over fd 0 that also notices EOF (hotkernel gone) while a run is waited on."""
+
+    def __init__(self):
+        self.buf = b""
+        self.eof = False
+
+    def feed(self):
+        data = os.read(_IN_FD, 65536)
+        if not data:
+            self.eof = True
+        self.buf += data
+
+    def line(self):
+        nl = self.buf.find(b"\n")
+        if nl < 0:
+            return None
+        line, self.buf = self.buf[:nl], self.buf[nl + 1 :]
+        return line
+
+
+def _stdin_source(data):
+    if not data:
+        return os.open(os.devnull, os.O_RDONLY)
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("hotkernel-stdin")
+    else:
+        import tempfile
+
+        f = tempfile.TemporaryFile()
+        fd = os.dup(f.fileno())
+        f.close()
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _serve_one(req, requests):
+    import select
+
+    reason = unforkable_reason()
+    if reason:
+        return {"event": "refused", "id": req.get("id"), "reason": reason}
+    script = req.get("script")
+    if not script:
+        return {"event": "refused", "id": req.get("id"), "reason": "the request names no script"}
+    limit = int(req.get("max_capture_bytes") or (4 << 20))
+    timeout_s = float(req.get("timeout_s") or 0)
+    grace_s = float(req.get("kill_grace_s") if req.get("kill_grace_s") is not None else 2.0)
+
+    stdin_fd = _stdin_source(base64.b64decode(req.get("stdin_b64") or ""))
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    chan_r, chan_w = os.pipe() if req.get("result_channel") else (None, None)
+    close_in_child = [fd for fd in (out_r, err_r, chan_r, stdin_fd, out_w, err_w) if fd is not None]
+    close_in_child += [_RESULT_FD, _IN_FD] if _RESULT_FD not in (0, 1, 2) else []
+    for f in (sys.stdout, sys.stderr):
+        f.flush()
+    start = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        _child(req, stdin_fd, out_w, err_w, chan_w, [fd for fd in close_in_child if fd not in (0, 1, 2)])
+    _ACTIVE_CHILD[0] = pid
+    try:
+        os.setpgid(pid, pid)  # both sides set it, so a kill right after fork hits the group
+    except OSError:
+        pass
+    for fd in (stdin_fd, out_w, err_w, chan_w):
+        if fd is not None:
+            os.close(fd)
+
+    tails = {out_r: _Tail(limit), err_r: _Tail(limit)}
+    if chan_r is not None:
+        tails[chan_r] = _Tail(limit)
+    open_fds = set(tails)
+    pidfd = None
+    if hasattr(os, "pidfd_open"):
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            pidfd = None
+    deadline = start + timeout_s if timeout_s > 0 else None
+    kill_at = None
+    timed_out = False
+    status = None
+    drain_until = None
+    while True:
+        now = time.perf_counter()
+        if status is None and deadline is not None and not timed_out and now >= deadline:
+            timed_out = True
+            _kill_group(pid, signal.SIGTERM)
+            kill_at = now + grace_s
+        if kill_at is not None and now >= kill_at and status is None:
+            _kill_group(pid, signal.SIGKILL)
+            kill_at = None
+        if status is None:
+            w, st = os.waitpid(pid, os.WNOHANG)
+            if w == pid:
+                status = st
+                end = time.perf_counter()
+                # Whatever is left in its group (a daemonised grandchild) goes too.
+                _kill_group(pid, signal.SIGKILL)
+                drain_until = end + 2.0
+        if status is not None and (not open_fds or time.perf_counter() >= drain_until):
+            break
+        waits = list(open_fds)
+        if not requests.eof:
+            waits.append(_IN_FD)
+        if pidfd is not None and status is None:
+            waits.append(pidfd)
+        # With a pidfd the child's exit wakes us at once; without one, poll waitpid often.
+        now = time.perf_counter()
+        step = 1.0 if pidfd is not None else 0.005
+        if status is None and deadline is not None and not timed_out:
+            step = min(step, deadline - now)
+        if kill_at is not None:
+            step = min(step, kill_at - now)
+        if status is not None:
+            step = min(step, drain_until - now)
+        ready, _, _ = select.select(waits, [], [], max(0.0, step))
+        for fd in ready:
+            if fd == _IN_FD:
+                requests.feed()
+                if requests.eof:  # hotkernel went away: do not leave its run behind
+                    _kill_group(pid, signal.SIGKILL)
+                    os._exit(0)
+            elif fd == pidfd:
+                continue
+            else:
+                data = os.read(fd, 65536)
+                if data:
+                    tails[fd].add(data)
+                else:
+                    open_fds.discard(fd)
+    _ACTIVE_CHILD[0] = 0
+    for fd in list(tails) + ([pidfd] if pidfd is not None else []):
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    ans = {
+        "event": "done",
+        "id": req.get("id"),
+        "pid": pid,
+        "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0,
+        "timed_out": timed_out,
+        "wall_s": end - start,
+        "stdout_b64": base64.b64encode(tails[out_r].value()).decode(),
+        "stderr_b64": base64.b64encode(tails[err_r].value()).decode(),
+        "stdout_truncated": tails[out_r].truncated,
+        "stderr_truncated": tails[err_r].truncated,
+    }
+    if chan_r is not None:
+        ans["channel_b64"] = base64.b64encode(tails[chan_r].value()).decode()
+    return ans
+
+
+def main():
+    global _RESULT_FD
+    signal.signal(signal.SIGTERM, _on_term)
+    if "HOTKERNEL_RESULT_FD" not in os.environ:  # run by hand: answer on the real stdout
+        _RESULT_FD = os.dup(1)
+    # The protocol runs on the private pipe; anything an import prints goes to stderr.
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        pass
+    info, errors = _preload()
+    import gc
+
+    if hasattr(gc, "freeze"):  # fewer copy-on-write page faults in each child
+        gc.collect()
+        gc.freeze()
+    reason = unforkable_reason()
+    _send(
+        {
+            "event": "ready",
+            "pid": os.getpid(),
+            "python": sys.executable,
+            "version": sys.version.split()[0],
+            "import_s": time.perf_counter() - _T0,
+            "forkable": reason is None,
+            "reason": reason,
+            "import_errors": errors,
+            **info,
+        }
+    )
+    requests = _Requests()
+    while True:
+        line = requests.line()
+        if line is None:
+            if requests.eof:
+                return
+            requests.feed()
+            continue
+        if not line.strip():
+            continue
+        try:
+            req = json.loads(line)
+        except ValueError as ex:
+            _send({"event": "refused", "id": None, "reason": "bad request line: %s" % ex})
+            continue
+        op = req.get("op")
+        if op == "quit":
+            return
+        if op == "ping":
+            _send({"event": "pong", "forkable": unforkable_reason() is None, "reason": unforkable_reason()})
+            continue
+        try:
+            ans = _serve_one(req, requests)
+        except Exception as ex:
+            ans = {"event": "refused", "id": req.get("id"), "reason": "the fork server failed: %r" % (ex,)}
+        _send(ans)
+
+
+if __name__ == "__main__":
+    main()

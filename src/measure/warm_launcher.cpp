@@ -1,0 +1,391 @@
+// The warm launcher: measured runs forked from a warm fork server, with an honest fallback.
+#include "measure/warm_launcher.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "python/interpreter.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+
+namespace {
+
+using steady = std::chrono::steady_clock;
+
+double seconds_since(steady::time_point t0) { return std::chrono::duration<double>(steady::now() - t0).count(); }
+
+/// Waiting for the server's imports (torch takes ~4.5 s on the H200; a cold file cache or a
+/// network home can take far longer). Past this the server is given up and runs go fresh.
+constexpr double server_start_limit_s = 180;
+/// Extra time over a run's own timeout for the server to kill it and answer.
+constexpr double answer_slack_s = 30;
+
+/// Empty when a fork can run `spec` exactly as a new process would; else why not.
+std::string ineligible(const process_spec& spec) {
+    namespace fs = std::filesystem;
+    if (spec.argv.size() < 2 || spec.argv[1].empty() || spec.argv[1][0] == '-')
+        return "the run is not `python <file> ...` (interpreter options cannot be applied to a forked child)";
+    std::error_code ec;
+    const fs::path script = fs::path(spec.argv[1]).is_absolute() || spec.cwd.empty() ? fs::path(spec.argv[1])
+                                                                                      : spec.cwd / spec.argv[1];
+    if (!fs::is_regular_file(script, ec)) return "'" + spec.argv[1] + "' is not a regular file";
+    auto startup_only = [](const std::string& k) {
+        return (k.rfind("PYTHON", 0) == 0 && k != "PYTHONUNBUFFERED") || k.rfind("LD_", 0) == 0;
+    };
+    for (const auto& [k, v] : spec.env_set)
+        if (startup_only(k)) return "the run sets " + k + ", which the interpreter reads only when it starts";
+    for (const auto& k : spec.env_unset)
+        if (startup_only(k)) return "the run unsets " + k + ", which the interpreter reads only when it starts";
+    return {};
+}
+
+/// True when the script's text names torch, triton or the contract: then the server should
+/// import them once. A script that names none starts in ~0.05 s as a fresh interpreter, and a
+/// server that imported torch for it would only cost time ("light" server).
+bool wants_heavy_imports(const std::string& script) {
+    std::ifstream in(script, std::ios::binary);
+    std::string text(1u << 20, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(in.gcount()));
+    for (const char* word : {"torch", "triton", "hotkernel_contract"})
+        if (text.find(word) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace
+
+struct warm_launcher::server {
+    std::unique_ptr<process_session> session;
+    json ready;
+    bool light = false;
+};
+
+struct warm_launcher::state {
+    bool enabled = true;
+    std::string disabled_reason;   ///< set once forking is given up for this launcher
+    std::string last_fresh_reason; ///< why the last run (only) went fresh
+    bool last_warm = false;
+    std::size_t warm_runs = 0, fresh_runs = 0;
+    std::size_t next_id = 1;
+    std::size_t server_starts = 0;
+    json server_info;              ///< the ready line of the last server started
+    std::map<std::pair<std::string, std::string>, std::unique_ptr<server>> servers;
+};
+
+namespace {
+
+/// The process_runner handed to the wrapped launcher: serves `python <file>` specs from a
+/// fork server and passes everything else (and every fallback) to the real runner.
+class forking_runner final : public process_runner {
+public:
+    forking_runner(warm_launcher::state& st, process_runner& real) : m_st(st), m_real(real) {}
+    using process_runner::run;
+
+    process_result run(const process_spec& spec, const cancel_token& cancel) override {
+        if (!m_st.enabled || !m_st.disabled_reason.empty()) return fresh(spec, cancel, "");
+        if (std::string why = ineligible(spec); !why.empty()) return fresh(spec, cancel, why);
+        warm_launcher::server* srv = get_server(spec, cancel);
+        if (!srv) return fresh(spec, cancel, "");
+        return forked(*srv, spec, cancel);
+    }
+
+    std::unique_ptr<process_session> start(const process_spec& spec, std::string* error) override {
+        return m_real.start(spec, error);
+    }
+
+private:
+    process_result fresh(const process_spec& spec, const cancel_token& cancel, const std::string& why) {
+        m_st.last_warm = false;
+        m_st.last_fresh_reason = why;
+        ++m_st.fresh_runs;
+        return m_real.run(spec, cancel);
+    }
+
+    static std::string script_path(const process_spec& spec) {
+        std::filesystem::path p(spec.argv[1]);
+        return (p.is_absolute() || spec.cwd.empty() ? p : spec.cwd / p).string();
+    }
+
+    static std::string key_cwd(const process_spec& spec) {
+        std::error_code ec;
+        return spec.cwd.empty() ? std::filesystem::current_path(ec).string() : spec.cwd.string();
+    }
+
+    void give_up(const std::string& why) {
+        if (m_st.disabled_reason.empty()) m_st.disabled_reason = why;
+    }
+
+    static std::string stderr_part(process_session& s) {
+        std::string t = trim(tail_text(s.stderr_tail(), 1500));
+        return t.empty() ? "" : "; its stderr: " + t;
+    }
+
+    warm_launcher::server* get_server(const process_spec& spec, const cancel_token& cancel) {
+        const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
+        const bool heavy = wants_heavy_imports(script_path(spec));
+        if (auto it = m_st.servers.find(key); it != m_st.servers.end()) {
+            // A light server serving a script that needs torch: replace it by one that imports it.
+            if (it->second->session->alive() && !(it->second->light && heavy)) return it->second.get();
+            m_st.servers.erase(it);  // died between runs (or too light): start another (bounded below)
+        }
+        if (m_st.server_starts >= 3) {
+            give_up("the fork server had to be started 3 times; it keeps dying");
+            return nullptr;
+        }
+        ++m_st.server_starts;
+        process_spec sp;
+        try {
+            sp.argv = {spec.argv[0], (embedded_python_dir() / "hotkernel_forkserver.py").string()};
+        } catch (const std::exception& ex) {
+            give_up(std::string("the fork server's file could not be written: ") + ex.what());
+            return nullptr;
+        }
+        sp.cwd = key.second;
+        sp.timeout_s = 0;  // lives as long as this launcher; every read from it has a limit
+        sp.result_channel = true;
+        sp.max_capture_bytes = 256u << 10;
+        sp.kill_grace_s = 2.0;
+        if (!heavy) sp.env_set["HOTKERNEL_FORKSERVER_LIGHT"] = "1";
+        std::string err;
+        auto session = m_real.start(sp, &err);
+        if (!session) {
+            give_up("the fork server could not be started: " + err);
+            return nullptr;
+        }
+        const auto t0 = steady::now();
+        while (true) {
+            auto line = session->read_line(0.25, cancel);
+            if (line && line->from_channel) {
+                json ready = json::parse(line->text, nullptr, false);
+                if (!ready.is_object() || ready.value("event", "") != "ready") {
+                    give_up("the fork server sent an unexpected first line: " + tail_text(line->text, 200));
+                    return nullptr;
+                }
+                if (!ready.value("forkable", false)) {
+                    give_up("the fork server cannot fork safely: " + ready.value("reason", std::string("unknown reason")));
+                    m_st.server_info = ready;
+                    return nullptr;
+                }
+                m_st.server_info = ready;
+                auto srv = std::make_unique<warm_launcher::server>();
+                srv->session = std::move(session);
+                srv->ready = std::move(ready);
+                srv->light = !heavy;
+                auto* raw = srv.get();
+                m_st.servers[key] = std::move(srv);
+                return raw;
+            }
+            if (cancel.cancelled()) return nullptr;  // the fresh path sees the cancellation too
+            if (!line && !session->alive()) {
+                give_up("the fork server " + session->describe_exit() + " before it was ready" + stderr_part(*session));
+                return nullptr;
+            }
+            if (seconds_since(t0) > server_start_limit_s) {
+                give_up(fmt::format("the fork server was not ready after {:.0f} s", server_start_limit_s) +
+                        stderr_part(*session));
+                return nullptr;
+            }
+        }
+    }
+
+    process_result forked(warm_launcher::server& srv, const process_spec& spec, const cancel_token& cancel) {
+        const std::size_t id = m_st.next_id++;
+        json req{{"id", id},
+                 {"script", spec.argv[1]},
+                 {"argv", std::vector<std::string>(spec.argv.begin() + 1, spec.argv.end())},
+                 {"env_set", spec.env_set},
+                 {"env_unset", spec.env_unset},
+                 {"cwd", key_cwd(spec)},
+                 {"stdin_b64", base64_encode(spec.stdin_data)},
+                 {"result_channel", spec.result_channel},
+                 {"result_fd_env", spec.result_fd_env},
+                 {"timeout_s", spec.timeout_s},
+                 {"kill_grace_s", spec.kill_grace_s},
+                 {"max_capture_bytes", spec.max_capture_bytes}};
+        const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
+        auto drop_server = [&] { m_st.servers.erase(key); };  // destroying it kills its group
+        if (!srv.session->write_line(dump_line(req))) {
+            give_up("the fork server " + srv.session->describe_exit() + stderr_part(*srv.session));
+            drop_server();
+            return fresh(spec, cancel, "");
+        }
+        const auto t0 = steady::now();
+        const double limit_s = spec.timeout_s > 0 ? spec.timeout_s + spec.kill_grace_s + answer_slack_s : 7 * 86400.0;
+        while (true) {
+            auto line = srv.session->read_line(0.25, cancel);
+            if (line && line->from_channel) {
+                json ans = json::parse(line->text, nullptr, false);
+                if (!ans.is_object() || ans.value("id", json()) != json(id)) continue;  // stale or foreign
+                const std::string ev = ans.value("event", "");
+                if (ev == "refused") {
+                    give_up("the fork server refused to fork: " + ans.value("reason", std::string("no reason given")));
+                    return fresh(spec, cancel, "");
+                }
+                if (ev != "done") continue;
+                process_result res;
+                res.timed_out = ans.value("timed_out", false);
+                res.exit_code = ans.value("exit_code", -1);
+                res.term_signal = res.timed_out ? 0 : ans.value("signal", 0);
+                res.wall_s = ans.value("wall_s", seconds_since(t0));
+                res.stdout_text = base64_decode(ans.value("stdout_b64", ""));
+                res.stderr_text = base64_decode(ans.value("stderr_b64", ""));
+                res.channel_text = base64_decode(ans.value("channel_b64", ""));
+                res.stdout_truncated = ans.value("stdout_truncated", false);
+                res.stderr_truncated = ans.value("stderr_truncated", false);
+                m_st.last_warm = true;
+                m_st.last_fresh_reason.clear();
+                ++m_st.warm_runs;
+                return res;
+            }
+            if (cancel.cancelled()) {
+                drop_server();  // takes the run in flight with it
+                process_result res;
+                res.cancelled = true;
+                res.wall_s = seconds_since(t0);
+                return res;
+            }
+            if (!line && !srv.session->alive()) {
+                give_up("the fork server " + srv.session->describe_exit() + " during a run" + stderr_part(*srv.session));
+                drop_server();
+                return fresh(spec, cancel, "");  // the run is repeated as its own process
+            }
+            if (seconds_since(t0) > limit_s) {
+                // The server did not kill its child in time: kill both, report the timeout.
+                drop_server();
+                process_result res;
+                res.timed_out = true;
+                res.wall_s = seconds_since(t0);
+                res.stderr_text = "(the fork server did not answer within the run's timeout; both were killed)";
+                m_st.last_warm = true;
+                ++m_st.warm_runs;
+                return res;
+            }
+        }
+    }
+
+    warm_launcher::state& m_st;
+    process_runner& m_real;
+};
+
+}  // namespace
+
+warm_launcher::warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled)
+    : m_inner(std::move(inner)), m_state(std::make_shared<state>()) {
+    m_state->enabled = enabled;
+}
+
+warm_launcher::~warm_launcher() = default;
+
+std::string warm_launcher::name() const {
+    const auto& st = *m_state;
+    const bool no_runs = st.warm_runs == 0 && st.fresh_runs == 0;
+    const bool warm = st.enabled && (no_runs ? st.disabled_reason.empty() : st.last_warm);
+    if (!warm) return m_inner->name();
+    const std::string inner = m_inner->name();
+    return inner == "fresh-process" ? "warm-fork" : inner + "+warm-fork";
+}
+
+std::string warm_launcher::reason() const {
+    const auto& st = *m_state;
+    if (!st.enabled) return "warm=false (--no-warm) was given: each run is a fresh process";
+    if (!st.disabled_reason.empty()) {
+        std::string s = "fell back to fresh processes";
+        if (st.warm_runs > 0) s += fmt::format(" after {} warm run(s)", st.warm_runs);
+        return s + ": " + st.disabled_reason;
+    }
+    if (!st.last_warm && !st.last_fresh_reason.empty()) return "this run was a fresh process: " + st.last_fresh_reason;
+    if (st.warm_runs == 0) return "no run has been launched yet";
+    const json& info = st.server_info;
+    std::string what;
+    if (info.contains("torch") && info["torch"].is_string()) {
+        what = "torch " + info["torch"].get<std::string>();
+        if (info.contains("triton") && info["triton"].is_string()) what += " and triton " + info["triton"].get<std::string>();
+    } else if (info.value("light", false)) {
+        what = "no torch (the script names neither torch, triton nor the contract, so only Python itself is kept warm)";
+    } else {
+        what = "no torch (there is none in this interpreter)";
+    }
+    std::string s = fmt::format("each run was forked from a fork server that imported {} once, without initialising CUDA "
+                                "(imports took {:.1f} s, paid once per bench/verify)",
+                                what, info.value("import_s", 0.0));
+    if (st.fresh_runs > 0) s += fmt::format("; {} run(s) were fresh processes", st.fresh_runs);
+    return s;
+}
+
+json warm_launcher::describe() const {
+    json j{{"launcher", name()},
+           {"launcher_reason", reason()},
+           {"warm_runs", m_state->warm_runs},
+           {"fresh_runs", m_state->fresh_runs}};
+    if (!m_state->server_info.is_null()) {
+        const json& i = m_state->server_info;
+        j["fork_server"] = json{{"python", i.value("python", "")},
+                                {"import_s", i.value("import_s", 0.0)},
+                                {"torch", i.value("torch", json())},
+                                {"triton", i.value("triton", json())}};
+    }
+    return j;
+}
+
+process_result warm_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
+    forking_runner fr(*m_state, runner);
+    return m_inner->launch(req, fr, cancel);
+}
+
+std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm) {
+    return std::make_unique<warm_launcher>(std::move(inner), warm);
+}
+
+namespace {
+constexpr char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+std::string base64_encode(std::string_view in) {
+    std::string out;
+    out.reserve((in.size() + 2) / 3 * 4);
+    std::size_t i = 0;
+    for (; i + 2 < in.size(); i += 3) {
+        const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
+                           static_cast<unsigned char>(in[i + 2]);
+        for (int k = 18; k >= 0; k -= 6) out += b64_chars[(v >> k) & 63];
+    }
+    if (i < in.size()) {
+        unsigned v = static_cast<unsigned char>(in[i]) << 16;
+        if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+        out += b64_chars[(v >> 18) & 63];
+        out += b64_chars[(v >> 12) & 63];
+        out += i + 1 < in.size() ? b64_chars[(v >> 6) & 63] : '=';
+        out += '=';
+    }
+    return out;
+}
+
+std::string base64_decode(std::string_view in) {
+    std::string out;
+    out.reserve(in.size() / 4 * 3);
+    unsigned acc = 0;
+    int bits = 0;
+    for (char c : in) {
+        int v;
+        if (c >= 'A' && c <= 'Z') v = c - 'A';
+        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+        else if (c >= '0' && c <= '9') v = c - '0' + 52;
+        else if (c == '+') v = 62;
+        else if (c == '/') v = 63;
+        else continue;  // padding, whitespace
+        acc = (acc << 6) | static_cast<unsigned>(v);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out += static_cast<char>((acc >> bits) & 0xFF);
+        }
+    }
+    return out;
+}
+
+}  // namespace hotkernel

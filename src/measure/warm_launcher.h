@@ -1,0 +1,61 @@
+// The warm launcher: runs each measured run as a child forked from a warm interpreter that
+// has already imported torch (python/hotkernel_forkserver.py), instead of a new process.
+//
+// It wraps another run_launcher (the fresh one, or the trusted runner): that launcher builds
+// the process_spec it always builds (`python <file> args...`, env, stdin, result channel), and
+// the warm launcher hands it a process_runner that serves such specs from a fork server, one
+// server per (interpreter, cwd), reused for every run of a bench/verify. The child runs the
+// file as `__main__` with the same argv, env, cwd, stdin and inherited result fd, so what runs
+// is exactly what the wrapped launcher asked for, minus ~4 s of importing torch.
+//
+// It falls back to the wrapped launcher's own fresh processes, and says why, when forking is
+// unsafe (CUDA already initialised in the server, Python threads, no os.fork), when the server
+// cannot be started, when the runner cannot keep sessions, when a spec cannot be honoured by a
+// fork (interpreter options, PYTHON*/LD_* variables set for the run), or when asked (warm=false).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "measure/measure.h"
+#include "util/json.h"
+
+namespace hotkernel {
+
+class warm_launcher final : public run_launcher {
+public:
+    /// `inner` builds and (when falling back) runs each spec. enabled=false: every run is
+    /// inner's, with launcher_reason saying it was asked for.
+    warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled);
+    ~warm_launcher() override;
+
+    /// "warm-fork" when the last run was forked ("<inner>+warm-fork" over a non-fresh inner
+    /// launcher); the inner name ("fresh-process") when it ran as its own process.
+    [[nodiscard]] std::string name() const override;
+    [[nodiscard]] std::vector<std::string> command(const run_request& req) const override { return m_inner->command(req); }
+    [[nodiscard]] bool trusted() const override { return m_inner->trusted(); }
+    process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+
+    /// Why the runs went the way they did, in one sentence (for `launcher_reason`).
+    [[nodiscard]] std::string reason() const;
+    /// {"launcher", "launcher_reason", "warm_runs", "fresh_runs", "fork_server": {...}} for a result.
+    [[nodiscard]] json describe() const;
+
+    struct server;   // one fork server session (defined in the .cpp)
+    struct state;    // shared with the forking runner
+
+private:
+    std::unique_ptr<run_launcher> m_inner;
+    std::shared_ptr<state> m_state;
+};
+
+/// Wraps `inner` in a warm_launcher (bench and verify call this with their `warm` param).
+std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm);
+
+/// Standard base64 decoding (the fork server sends output bytes as base64 so that any byte,
+/// valid UTF-8 or not, comes back exactly). Invalid characters are skipped.
+std::string base64_decode(std::string_view in);
+std::string base64_encode(std::string_view in);
+
+}  // namespace hotkernel

@@ -1,0 +1,191 @@
+// calibrate: measure this card's streaming-copy bandwidth and bf16 matmul rate under the repo's
+// own timer (python/hotkernel_calibrate.py in the user's interpreter) and cache them per GPU
+// UUID, so roofline gives attainable_ms_measured without being told measured_mem_gbs.
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "gpu/gpu_query.h"
+#include "gpu/spec_table.h"
+#include "python/interpreter.h"
+#include "registry/tool.h"
+#include "util/files.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace fs = std::filesystem;
+namespace {
+
+std::string utc_now_iso() {
+    std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+/// The last stdout line that parses as a JSON object.
+json last_json_line(const std::string& text) {
+    auto lines = split_lines(text);
+    for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+        std::string l = trim(*it);
+        if (l.empty() || l.front() != '{') continue;
+        json j = json::parse(l, nullptr, false);
+        if (j.is_object()) return j;
+    }
+    return nullptr;
+}
+
+json calibrate_handler(const json& args, tool_context& ctx) {
+    const int index = args.at("gpu").get<int>();
+    const double timeout_s = args.at("timeout_s").get<double>();
+    std::vector<gpu_record> gpus;
+    try {
+        gpus = query_gpus(*ctx.runner, ctx.cancel);
+    } catch (const tool_error& e) {
+        // Keep the driver's reason, drop advice meant for roofline (which works without a GPU).
+        std::string why = e.what();
+        if (auto cut = why.find(". roofline"); cut != std::string::npos) why.erase(cut);
+        throw tool_error("calibrate measures a GPU in this machine and found none usable: " + why);
+    }
+    if (gpus.empty())
+        throw tool_error("nvidia-smi lists no GPU; calibrate measures a GPU: run it on a machine with an NVIDIA GPU");
+    const gpu_record* g = nullptr;
+    for (const auto& r : gpus)
+        if (r.index && *r.index == index) g = &r;
+    if (!g)
+        throw usage_error(fmt::format("there is no GPU {} (this machine has {} GPU(s), indices 0..{}); pass --gpu <index>",
+                                      index, gpus.size(), gpus.size() - 1));
+    if (!g->uuid)
+        throw tool_error(fmt::format("nvidia-smi gave no UUID for GPU {} ({}); the calibration is cached per UUID, so it "
+                                     "cannot be stored; update the driver",
+                                     index, g->name));
+
+    const std::string python = resolve_python(ctx);
+    process_spec spec;
+    spec.argv = {python, (embedded_python_dir() / "hotkernel_calibrate.py").string()};
+    // Pin the child to exactly this card, by UUID so the index order cannot differ.
+    spec.env_set["CUDA_VISIBLE_DEVICES"] = *g->uuid;
+    spec.env_set["PYTHONUNBUFFERED"] = "1";
+    spec.timeout_s = timeout_s;
+    ctx.progress(0, 0, fmt::format("measuring {} ({}): streaming copy, then bf16 matmul", g->name, *g->uuid));
+    const process_result res = ctx.runner->run(spec, ctx.cancel);
+    if (res.cancelled) throw tool_error("calibrate was cancelled");
+    if (res.spawn_failed) throw tool_error(fmt::format("could not start '{}': {}", python, res.spawn_error));
+    if (res.timed_out)
+        throw tool_error(fmt::format("the calibration run {}; raise timeout_s or check that the GPU is not busy. stderr "
+                                     "tail:\n{}",
+                                     res.describe(timeout_s), tail_text(res.stderr_text, 1500)));
+    json m = last_json_line(res.stdout_text);
+    if (!m.is_object())
+        throw tool_error(fmt::format("the calibration run {} without a result line; stderr tail:\n{}", res.describe(),
+                                     tail_text(res.stderr_text, 2000)));
+    if (!m.value("ok", false))
+        throw tool_error(m.value("error", std::string("the calibration run failed")) +
+                         (res.stderr_text.empty() ? "" : "\nstderr tail:\n" + tail_text(res.stderr_text, 1500)));
+    if (!m.contains("mem_gbs") || !m["mem_gbs"].is_number() || m["mem_gbs"].get<double>() <= 0)
+        throw tool_error("the calibration run gave no positive mem_gbs: " + tail_text(dump_line(m), 500));
+
+    json warnings = json::array();
+    for (const auto& w : m.value("warnings", json::array())) warnings.push_back(w);
+    if (m.contains("uuid") && m["uuid"].is_string() && m["uuid"].get<std::string>() != *g->uuid)
+        warnings.push_back(fmt::format("torch measured {} but nvidia-smi names GPU {} {}; check CUDA_VISIBLE_DEVICES",
+                                       m["uuid"].get<std::string>(), index, *g->uuid));
+
+    json cal{{"uuid", *g->uuid},
+             {"gpu", g->name},
+             {"mem_gbs", m["mem_gbs"]},
+             {"bf16_tflops", m.value("bf16_tflops", json())},
+             {"measured_at", utc_now_iso()},
+             {"method", m.value("method", std::string())},
+             {"torch", m.value("torch", json())}};
+    json details{{"copies", m.value("copies", json())}, {"matmul", m.value("matmul", json())},
+                 {"copy_bytes_per_buffer", m.value("copy_bytes_per_buffer", json())}, {"l2_bytes", m.value("l2_bytes", json())},
+                 {"timer_source", m.value("timer_source", json())}};
+    json file = cal;
+    file["details"] = details;
+    const fs::path path = calibration_path(*g->uuid);
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    write_file_atomic(path, dump_pretty(file) + "\n");
+
+    json out = cal;
+    out["index"] = index;
+    out["path"] = path.string();
+    if (const gpu_spec* s = spec_table::builtin().find(g->name)) {
+        if (s->mem_gbs) {
+            out["spec_mem_gbs"] = *s->mem_gbs;
+            out["mem_pct_of_spec"] = 100.0 * m["mem_gbs"].get<double>() / *s->mem_gbs;
+        }
+        if (auto p = s->peak("bf16"); p && m["bf16_tflops"].is_number()) {
+            out["spec_bf16_tflops"] = *p;
+            out["bf16_pct_of_spec"] = 100.0 * m["bf16_tflops"].get<double>() / *p;
+        }
+    }
+    out["details"] = details;
+    out["warnings"] = warnings;
+    return out;
+}
+
+std::string calibrate_render(const json& r) {
+    std::string out = fmt::format("{} ({})\n", r.value("gpu", ""), r.value("uuid", ""));
+    out += fmt::format("streaming copy: {:.0f} GB/s (bytes read + written)", r["mem_gbs"].get<double>());
+    if (r.contains("mem_pct_of_spec")) out += fmt::format(", {:.0f}% of the datasheet's {:.0f} GB/s", r["mem_pct_of_spec"].get<double>(), r["spec_mem_gbs"].get<double>());
+    out += "\n";
+    if (r["bf16_tflops"].is_number()) {
+        out += fmt::format("bf16 matmul: {:.0f} TFLOPS", r["bf16_tflops"].get<double>());
+        if (r.contains("bf16_pct_of_spec")) out += fmt::format(", {:.0f}% of the datasheet's {:.0f}", r["bf16_pct_of_spec"].get<double>(), r["spec_bf16_tflops"].get<double>());
+        out += "\n";
+    }
+    out += "method: " + r.value("method", std::string()) + "\n";
+    out += "cached at " + r.value("path", std::string()) + " (roofline uses it for attainable_ms_measured)\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    return out;
+}
+
+}  // namespace
+
+tool_spec calibrate_tool() {
+    tool_spec t;
+    t.name = "calibrate";
+    t.title = "Measure this GPU's real bandwidth and bf16 rate";
+    t.description =
+        "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay or events, median of "
+        "samples), the bandwidth of a large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) "
+        "and the rate of a 8192^3 bf16 matrix product, and cache them per GPU UUID under the cache folder "
+        "(calibration/<uuid>.json). roofline then reports attainable_ms_measured without being told measured_mem_gbs. "
+        "Takes about 10-30 s; needs an NVIDIA GPU and torch with CUDA in the user's interpreter.";
+    t.params = {
+        {.name = "gpu", .type = param_type::integer, .description = "Index of the GPU to measure, as nvidia-smi numbers them (default 0)",
+         .default_value = 0, .minimum = 0, .maximum = 1024},
+        {.name = "timeout_s", .type = param_type::number,
+         .description = "Wall-clock limit for the measuring process in seconds (default 300)", .default_value = 300,
+         .minimum = 10, .maximum = 3600},
+    };
+    t.output_schema = json{
+        {"type", "object"},
+        {"required", {"uuid", "gpu", "mem_gbs", "bf16_tflops", "measured_at", "method", "path", "warnings"}},
+        {"properties",
+         {{"uuid", {{"type", "string"}}},
+          {"gpu", {{"type", "string"}}},
+          {"mem_gbs", {{"type", "number"}, {"description", "streaming copy, bytes read + written, 1e9 B/s"}}},
+          {"bf16_tflops", {{"type", {"number", "null"}}}},
+          {"measured_at", {{"type", "string"}}},
+          {"method", {{"type", "string"}}},
+          {"torch", {{"type", {"string", "null"}}}},
+          {"path", {{"type", "string"}}},
+          {"mem_pct_of_spec", {{"type", "number"}}},
+          {"bf16_pct_of_spec", {{"type", "number"}}},
+          {"details", {{"type", "object"}}},
+          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+    t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
+    t.needs = {tool_need::gpu, tool_need::python};
+    t.handler = calibrate_handler;
+    t.render = calibrate_render;
+    return t;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,186 @@
+"""The warm fork server end to end: bench/verify runs forked from a warm interpreter give what
+fresh processes give, --no-warm is honoured and said, an unforkable server falls back and says
+why, a hanging forked run is killed at its timeout and named, and no child outlives hotkernel.
+
+Most tests use the interpreter running pytest (no torch needed: the server then imports only
+the standard library); one uses Debian's /usr/bin/python3, whose torch the server pre-imports.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+BIN = os.path.abspath(os.environ.get("HOTKERNEL_BIN", "build/hotkernel"))
+PY = sys.executable
+
+# Prints what a script can see of how it was started; a forked run must see the same.
+PROBE = """\
+import json, os, sys
+MARK = 7
+seen = {"argv": sys.argv[1:], "name": __name__, "path0": sys.path[0], "cwd": os.getcwd(),
+        "file": os.path.basename(__file__), "role": os.environ.get("HOTKERNEL_ROLE"),
+        "index": os.environ.get("HOTKERNEL_RUN_INDEX"), "warmup": os.environ.get("HOTKERNEL_WARMUP"),
+        "stdin": sys.stdin.read(), "main_is_this": sys.modules["__main__"].__dict__.get("MARK") == 7}
+# ms depends on everything seen, so any difference between warm and fresh changes the samples.
+ms = 1.0 + (sum(map(ord, json.dumps(seen, sort_keys=True))) % 997) / 1e4
+print(json.dumps({"ms": ms, "ok": True, "seed": 0, "seen": seen}))
+"""
+
+
+def hk(*args, env=None, timeout=120, python=PY, cwd=None):
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([BIN, "--python", python, *args, "--json"], capture_output=True, text=True, env=e,
+                          timeout=timeout, cwd=cwd)
+
+
+def write(dirpath, name, text):
+    p = Path(dirpath) / name
+    p.write_text(text)
+    return str(p)
+
+
+def procs_with_tag(tag):
+    """Pids of live processes whose environment carries HK_WARM_TAG=tag."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            env = (d / "environ").read_bytes()
+            state = (d / "stat").read_text().split(")")[-1].split()[0]
+        except OSError:
+            continue
+        if ("HK_WARM_TAG=" + tag).encode() in env.split(b"\0") and state != "Z":
+            found.append(int(d.name))
+    return found
+
+
+def test_warm_and_fresh_runs_give_the_same_results(tmp_path):
+    script = write(tmp_path, "probe.py", PROBE)
+    warm = hk("bench", script, "--n", "3", "--args", "--size,4 k", cwd=tmp_path)
+    fresh = hk("bench", script, "--n", "3", "--args", "--size,4 k", "--no-warm", cwd=tmp_path)
+    assert warm.returncode == 0, warm.stderr
+    assert fresh.returncode == 0, fresh.stderr
+    w, f = json.loads(warm.stdout), json.loads(fresh.stdout)
+    assert w["launcher"] == "warm-fork", w.get("launcher_reason")
+    assert f["launcher"] == "fresh-process"
+    assert w["samples_ms"] == f["samples_ms"]
+    assert [r["line"]["seen"] for r in w["runs"]] == [r["line"]["seen"] for r in f["runs"]]
+    seen = w["runs"][1]["line"]["seen"]
+    assert seen["argv"] == ["--size", "4 k"] and seen["name"] == "__main__" and seen["main_is_this"]
+    assert seen["path0"] == os.path.realpath(tmp_path) and seen["index"] == "2" and seen["role"] == "bench"
+    assert w["command"] == f["command"]  # the record names the same command either way
+    assert "forked" in w["launcher_reason"]
+
+
+def test_no_warm_is_honoured_and_said(tmp_path):
+    script = write(tmp_path, "probe.py", PROBE)
+    tag = uuid.uuid4().hex
+    r = hk("bench", script, "--n", "2", "--no-warm", env={"HK_WARM_TAG": tag})
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["launcher"] == "fresh-process"
+    assert "--no-warm" in res["launcher_reason"]
+    assert not procs_with_tag(tag)
+
+
+def test_verify_runs_warm_and_says_so(tmp_path):
+    a = write(tmp_path, "a.py", PROBE)
+    b = write(tmp_path, "b.py", PROBE)
+    r = hk("verify", a, b, "--n", "3", "--warmup", "0")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    text = json.dumps(res)
+    assert '"launcher": "warm-fork"' in text, text[:2000]
+    assert "launcher_reason" in text
+    r2 = hk("verify", a, b, "--n", "3", "--warmup", "0", "--no-warm")
+    assert r2.returncode == 0, r2.stderr
+    assert '"launcher": "fresh-process"' in r2.stdout
+
+
+def test_an_unforkable_server_falls_back_and_says_why(tmp_path):
+    # A preloaded module that leaves a thread running makes forking unsafe.
+    write(tmp_path, "hk_bg_thread.py", "import threading, time\n"
+                                       "threading.Thread(target=time.sleep, args=(600,), daemon=True, name='bg').start()\n")
+    script = write(tmp_path, "probe.py", PROBE)
+    r = hk("bench", script, "--n", "2",
+           env={"HOTKERNEL_FORKSERVER_PRELOAD": "hk_bg_thread", "PYTHONPATH": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["launcher"] == "fresh-process"
+    assert "fell back" in res["launcher_reason"] and "thread" in res["launcher_reason"], res["launcher_reason"]
+    assert res["samples_ms"] == json.loads(hk("bench", script, "--n", "2", "--no-warm").stdout)["samples_ms"]
+
+
+def test_a_hanging_forked_run_is_killed_at_its_timeout_and_named(tmp_path):
+    marker = tmp_path / "grandchild-survived"
+    script = write(tmp_path, "hang.py", "import subprocess, time\nprint('started', flush=True)\n"
+                                        "subprocess.Popen(['sh', '-c', 'sleep 4; touch %s'])\ntime.sleep(300)\n" % marker)
+    t0 = time.time()
+    r = hk("bench", script, "--n", "2", "--timeout-s", "2", timeout=60)
+    took = time.time() - t0
+    assert r.returncode == 1
+    assert "run 1 of 2" in r.stderr and "timed out" in r.stderr, r.stderr
+    assert took < 20, took
+    time.sleep(4.5)
+    assert not marker.exists(), "a grandchild of the timed-out run survived"
+
+
+def test_fork_server_children_do_not_outlive_hotkernel(tmp_path):
+    tag = uuid.uuid4().hex
+    started = tmp_path / "started"
+    script = write(tmp_path, "sleepy.py", "import pathlib, subprocess, time\n"
+                                          "subprocess.Popen(['sleep', '300'])\n"
+                                          "pathlib.Path(%r).write_text('x')\ntime.sleep(300)\n" % str(started))
+    p = subprocess.Popen([BIN, "--python", PY, "bench", script, "--n", "1", "--json"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=dict(os.environ, HK_WARM_TAG=tag))
+    try:
+        for _ in range(300):
+            if started.exists():
+                break
+            time.sleep(0.05)
+        assert started.exists(), "the run never started"
+        assert len(procs_with_tag(tag)) >= 3  # hotkernel, the fork server, its child (and the sleep)
+        p.kill()  # no clean-up code runs in hotkernel: the server must notice by itself
+        p.wait(10)
+        left = procs_with_tag(tag)
+        for _ in range(100):
+            if not left:
+                break
+            time.sleep(0.05)
+            left = procs_with_tag(tag)
+        assert not left, "processes outlived hotkernel: %s" % left
+    finally:
+        if p.poll() is None:
+            p.kill()
+        for pid in procs_with_tag(tag):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_normal_end_leaves_no_fork_server(tmp_path):
+    tag = uuid.uuid4().hex
+    script = write(tmp_path, "probe.py", PROBE)
+    r = hk("bench", script, "--n", "2", env={"HK_WARM_TAG": tag})
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["launcher"] == "warm-fork"
+    assert not procs_with_tag(tag)
+
+
+def test_the_server_preimports_torch_without_initialising_cuda(tmp_path):
+    script = write(tmp_path, "t.py", "import json, torch\n"
+                                     "print(json.dumps({'ms': float(torch.ones(3).sum()), 'ok': True,"
+                                     " 'cuda_init': torch.cuda.is_initialized()}))\n")
+    r = hk("bench", script, "--n", "3", python="/usr/bin/python3")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    assert res["launcher"] == "warm-fork", res["launcher_reason"]
+    assert "torch 1.13" in res["launcher_reason"]
+    assert res["samples_ms"] == [3.0, 3.0, 3.0]
+    # Forked runs start faster than the first (which paid for the server's imports).
+    walls = [r["wall_s"] for r in res["runs"]]
+    assert max(walls[1:]) < 1.5, walls
