@@ -117,6 +117,12 @@ json bench_handler(const json& args, tool_context& ctx) {
                                            samples[0], rs.mean));
     }
     describe_trust(result, warnings, *launcher, {script});
+    for (const auto& r : runs)  // the trusted runner's verdict on a run (patched harness, forged result, ...)
+        if (r.line.is_object() && r.line.contains("status") && r.line["status"] == "invalid")
+            warnings.push_back(fmt::format("run {}: the trusted runner declared it invalid: {}", r.index,
+                                           r.line.contains("reason") && r.line["reason"].is_string()
+                                               ? r.line["reason"].get<std::string>()
+                                               : std::string("no reason given")));
     if (!launcher->trusted())
         if (std::string w = contract_mismatch(first, contract_hash()); !w.empty()) warnings.push_back(w);
     for (const auto& u : unstable_fields(lines, "bench"))

@@ -1,0 +1,793 @@
+"""hotkernel trusted runner: measures a protocol-3 target file under the binary's own contract.
+
+The binary starts `python <embedded dir>/hotkernel_runner.py --run FILE --role ROLE
+[--target-from BASELINE]` with a private result pipe (fd in HOTKERNEL_RESULT_FD) and one JSON
+line on stdin: {"nonce": ..., "check_seed": ...}. Order matters; everything the candidate could
+tamper with is set up before its file is imported:
+
+  1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
+     private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
+  2. import the contract from beside this file (the binary's copy) and pre-load it into
+     sys.modules, so the target's own `import hotkernel_contract` gets it, never the vendored one;
+  3. take references to the timing primitives (perf_counter, CUDA events, synchronize, graphs);
+  4. build the check inputs from the hidden seed and their fp32 reference; poison the allocator
+     with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
+     references are computed only after the sample, so no answer exists while they run;
+  5. snapshot the harness (contract, runner, timer and torch functions) to detect patching;
+  6. only then import the file and take its `kernel` function; measure with the defences below;
+  7. write one result line with the nonce to the private fd. The script's stdout is ignored.
+
+Defences, one per known cheat (measurement-anchors.md §10): outputs of every timed call are
+checked, each sample on fresh input values (caching, replay, batch-and-skip, warm-up detection,
+partial writes); inputs are compared before/after (mutation); NaN/Inf and tensor subclasses fail;
+the allocator is NaN-poisoned (unwritten outputs); some calls are checked right after they
+return, before any synchronisation (side streams, background threads, lazy work); threads
+started during timing are counted; the persisting-L2 limit is reset before every sample;
+timing uses primitives captured before import and the harness is checked for patches.
+"""
+
+import argparse
+import json
+import os
+import random
+import sys
+import time
+import traceback
+
+RUNNER_PROTOCOL = 1
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Graph replays on fresh values after the timed replays, each checked call by call.
+VERIFY_REPLAYS = 2
+# Memory allowed for the held outputs of one sample.
+HOLD_BUDGET_BYTES = 4 << 30
+# Calls per sample checked immediately after they return (before any device-wide sync).
+SPOT_CHECKS_PER_SAMPLE = 2
+
+
+def _read_private_input():
+    """Reads the one stdin line, then closes stdin so nothing else can read it."""
+    data = b""
+    while not data.endswith(b"\n") and len(data) < 65536:
+        chunk = os.read(0, 4096)
+        if not chunk:
+            break
+        data += chunk
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        return json.loads(data.decode("utf-8") or "{}")
+    except ValueError:
+        return {}
+
+
+def _private_result_fd():
+    """Moves the inherited result fd to a fresh non-inheritable number; None when absent."""
+    text = os.environ.pop("HOTKERNEL_RESULT_FD", None)
+    if not text:
+        return None
+    fd = int(text)
+    private = os.dup(fd)  # os.dup makes a non-inheritable descriptor
+    os.close(fd)
+    return private
+
+
+def _scrub_environment():
+    # Nothing in the environment may tell the candidate its role, run index, warm-up or channel.
+    for k in list(os.environ):
+        if k.startswith("HOTKERNEL_") and k != "HOTKERNEL_CACHE_BYTES":
+            del os.environ[k]
+
+
+class Primitives:
+    """References to the timing primitives, taken before the candidate exists."""
+
+    def __init__(self, torch):
+        self.perf = time.perf_counter
+        self.cuda = torch.cuda.is_available()
+        if self.cuda:
+            self.Event = torch.cuda.Event
+            self.record = torch.cuda.Event.record
+            self.elapsed = torch.cuda.Event.elapsed_time
+            self.ev_sync = torch.cuda.Event.synchronize
+            self.dev_sync = torch.cuda.synchronize
+            self.Graph = torch.cuda.CUDAGraph
+            self.replay = torch.cuda.CUDAGraph.replay
+            self.graph_ctx = torch.cuda.graph
+            self.Stream = torch.cuda.Stream
+            self.stream_ctx = torch.cuda.stream
+            self.current_stream = torch.cuda.current_stream
+
+
+class Harness:
+    """Snapshot of everything a candidate could patch to fake a time or a check."""
+
+    def __init__(self, torch, contract, runner_module, reference_fns=()):
+        import builtins
+        import math
+        import statistics
+        self.watch = {
+            "time": time, "statistics": statistics, "math": math, "builtins": builtins, "json": json,
+            "os": os, "hotkernel_contract": contract, "hotkernel_runner": runner_module,
+            "torch.Tensor": torch.Tensor, "torch": torch, "torch.cuda": torch.cuda,
+            "hotkernel_contract.Session": contract.Session, "hotkernel_contract.Target": contract.Target,
+        }
+        # The functions the references are computed with (after the candidate ran), and their modules.
+        import torch.nn.functional as F
+        self.watch["torch.nn.functional"] = F
+        self.watch["torch._C._nn"] = torch._C._nn
+        self.watch["torch._C._VariableFunctions"] = torch._C._VariableFunctions
+        ref_mods = set()
+        for fn in reference_fns:
+            mod = sys.modules.get(getattr(fn, "__module__", None) or "")
+            if mod is not None and mod.__name__ not in ("torch", "builtins"):
+                self.watch[mod.__name__] = mod
+                ref_mods.add(mod.__name__)
+        self.ref_fns = [(fn, id(getattr(fn, "__code__", None))) for fn in reference_fns]
+        if torch.cuda.is_available():
+            self.watch["torch.cuda.Event"] = torch.cuda.Event
+            self.watch["torch.cuda.CUDAGraph"] = torch.cuda.CUDAGraph
+        # Patching these changes a time or a verdict: invalid. Other torch changes are reported.
+        self.critical = {"time", "statistics", "math", "builtins", "json", "hotkernel_contract",
+                         "hotkernel_runner", "hotkernel_contract.Session", "hotkernel_contract.Target",
+                         "torch.cuda.Event", "torch.cuda.CUDAGraph", "torch.Tensor", "torch.nn.functional",
+                         "torch._C._nn", "torch._C._VariableFunctions"} | ref_mods
+        self.critical_names = {("torch.cuda", n) for n in ("synchronize", "Event", "CUDAGraph", "graph",
+                                                           "current_stream", "Stream", "stream")}
+        self.critical_names |= {("os", n) for n in ("write", "read", "dup", "close", "fsync", "_exit")}
+        self.critical_names |= {("torch", n) for n in ("isfinite", "equal", "randn", "Generator", "empty")}
+        self.snap = self._take()
+
+    def _take(self):
+        snap = {}
+        for mod_name, obj in self.watch.items():
+            try:
+                items = list(vars(obj).items())
+            except TypeError:
+                continue
+            for name, v in items:
+                if not callable(v):
+                    continue
+                code = getattr(v, "__code__", None)
+                snap[(mod_name, name)] = (id(v), id(code) if code is not None else None)
+        return snap
+
+    def changes(self):
+        """(critical, other): lists of 'module.name' that were replaced or removed."""
+        now = self._take()
+        critical, other = [], []
+        for key, ident in self.snap.items():
+            if now.get(key) != ident:
+                label = "%s.%s" % key
+                if key[0] in self.critical or key in self.critical_names:
+                    critical.append(label)
+                elif key[0] in ("os", "torch", "torch.cuda"):
+                    other.append(label)
+        for fn, code in self.ref_fns:
+            if id(getattr(fn, "__code__", None)) != code:
+                critical.append(getattr(fn, "__qualname__", "reference") + ".__code__")
+        return critical, other
+
+
+class ThreadWatch:
+    """Counts threads and processes the candidate starts, by wrapping the start primitives."""
+
+    def __init__(self):
+        import _thread
+        import threading
+        self.started = 0
+        self.counting = False
+        self._thread = _thread
+        self.originals = {}
+        watch = self
+
+        def wrap(orig):
+            def start(*a, **k):
+                if watch.counting:
+                    watch.started += 1
+                return orig(*a, **k)
+            return start
+
+        for mod, name in ((_thread, "start_new_thread"), (_thread, "start_joinable_thread"),
+                          (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
+            orig = getattr(mod, name, None)
+            if orig is not None:
+                self.originals[(mod, name)] = orig
+                setattr(mod, name, wrap(orig))
+        # Processes too: a helper process can do the work (or load the GPU) after the call returns.
+        try:
+            import _posixsubprocess
+        except ImportError:
+            _posixsubprocess = None
+        import subprocess
+        for mod, name in ((os, "fork"), (os, "posix_spawn"), (os, "posix_spawnp"), (_posixsubprocess, "fork_exec"),
+                          (subprocess, "_fork_exec")):
+            orig = getattr(mod, name, None) if mod is not None else None
+            if orig is not None:
+                self.originals[(mod, name)] = orig
+                setattr(mod, name, wrap(orig))
+        self.wrappers = {k: getattr(k[0], k[1]) for k in self.originals}
+        self.threading = threading
+        self.before = set(t.ident for t in threading.enumerate())
+
+    def intact(self):
+        return all(getattr(m, n) is w for (m, n), w in self.wrappers.items())
+
+
+def _cudart():
+    """ctypes handle of the CUDA runtime torch loaded (for the persisting-L2 reset), or None."""
+    import ctypes
+    try:
+        with open("/proc/self/maps") as f:
+            paths = sorted({line.split()[-1] for line in f if "libcudart" in line and "/" in line})
+    except OSError:
+        paths = []
+    for p in paths + ["libcudart.so", "libcudart.so.12", "libcudart.so.13"]:
+        try:
+            return ctypes.CDLL(p)
+        except OSError:
+            continue
+    return None
+
+
+class L2Guard:
+    """Keeps a candidate from carving out persisting L2: limit 0 and a reset before each sample."""
+
+    LIMIT_PERSISTING_L2 = 0x06
+
+    def __init__(self, enabled):
+        self.lib = _cudart() if enabled else None
+        self.seen_bytes = 0
+
+    def reset(self):
+        if self.lib is None:
+            return
+        import ctypes
+        v = ctypes.c_size_t(0)
+        if self.lib.cudaDeviceGetLimit(ctypes.byref(v), self.LIMIT_PERSISTING_L2) == 0 and v.value:
+            self.seen_bytes = max(self.seen_bytes, int(v.value))
+        self.lib.cudaDeviceSetLimit(self.LIMIT_PERSISTING_L2, ctypes.c_size_t(0))
+        self.lib.cudaCtxResetPersistingL2Cache()
+
+
+def _flag(flags, name, message):
+    flags.append({"flag": name, "message": message})
+
+
+class TrustedRun:
+    """One trusted measurement: the prepared session plus everything the defences need.
+
+    Timed calls never see values or references that exist before they run: every sample loads
+    fresh values (drawn from os.urandom at that moment) into the timed input tensors, and the
+    references for them are computed only after the sample, from copies kept by the harness,
+    with the baseline/reference function taken before the candidate was imported.
+    """
+
+    def __init__(self, hk, torch, target, hidden_seed):
+        self.hk = hk
+        self.torch = torch
+        self.target = target
+        self.session = hk.prepare(target, seed=hidden_seed)
+        s = self.session
+        self.prims = Primitives(torch)
+        self.rng = random.Random(int.from_bytes(os.urandom(8), "little"))
+        self.flags = []
+        # Clones of the check inputs as given, to catch mutation.
+        self.check_inputs_copy = [x.clone() for x in s.check_inputs]
+        self.ref_digest = self._digest(s.check_ref)
+        self.l2 = L2Guard(s.is_cuda)
+        self.l2.reset()
+        self.host_ms = None
+        self.tampered = None
+        # The check function and its settings, taken now: patching the module later changes nothing.
+        self._check_fn = hk.check
+        self._check_args = (target.dtype_name, s.expected, target.rtol, target.atol)
+        self._as_outputs = hk.as_outputs
+        self._poison()
+
+    # ---- helpers ----------------------------------------------------------------------------
+
+    def _digest(self, tensors):
+        return [float(p.double().sum()) if p.numel() else 0.0 for p in tensors] + [len(tensors)]
+
+    def _poison(self):
+        """NaN-fill freed memory the candidate's outputs could come from (uninitialised outputs)."""
+        torch = self.torch
+        s = self.session
+        if s.is_cuda:
+            torch.cuda.empty_cache()
+        keep = []
+        for shape, dtype in s.expected:
+            for _ in range(8):
+                t = torch.empty(shape, dtype=dtype, device=s.device)
+                if t.is_floating_point():
+                    t.fill_(float("nan"))
+                else:
+                    t.fill_(-1)
+                keep.append(t)
+        if s.is_cuda:
+            total = sum(t.numel() * t.element_size() for t in keep)
+            big = torch.empty(max(total, 1 << 22), dtype=torch.uint8, device=s.device)
+            big.fill_(0xFF)  # 0xFFFF.. is NaN for every float dtype
+            keep.append(big)
+        self._sync()
+        del keep
+
+    def _sync(self):
+        if self.session.is_cuda:
+            self.prims.dev_sync()
+
+    def fresh_round(self):
+        """Loads fresh values into the timed input tensors (same storage, new contents) and
+        returns the harness's copies of them. The seed comes from os.urandom now: nothing the
+        candidate saw earlier predicts it."""
+        hk, s = self.hk, self.session
+        gen = hk._generator(s.device, int.from_bytes(os.urandom(6), "little"))
+        sets = hk.make_timed_sets(self.target, gen, s.device, s.k, s.derive_fn)
+        with self.torch.no_grad():
+            for dst, src in zip(s.timed_sets, sets):
+                for d, x in zip(dst, src):
+                    d.copy_(x)
+        self._sync()
+        return sets
+
+    def refs_for(self, src_set):
+        s = self.session
+        return self.hk.reference_outputs(self.target, src_set, s.baseline_fn, s.reference_fn)
+
+    def inputs_intact(self, sets):
+        for dst, src in zip(self.session.timed_sets, sets):
+            for d, x in zip(dst, src):
+                if not self.torch.equal(d, x):
+                    return False
+        return True
+
+    def check(self, out, ref):
+        return self._check_fn(out, ref, *self._check_args)
+
+    def snapshot(self, out):
+        """A copy of an output taken at once (in stream order on a GPU), for checking later."""
+        outs = self._as_outputs(out)
+        if outs is None or any(type(o) is not self.torch.Tensor for o in outs):
+            return out  # the check rejects it as it is
+        return [o.clone() for o in outs] if len(outs) > 1 else outs[0].clone()
+
+    def _thread_cpu_s(self, threads):
+        """CPU seconds used so far by the Python threads the candidate started (by native id)."""
+        total = 0.0
+        tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        for th in threads.threading.enumerate():
+            if th.ident in threads.before:
+                continue
+            tid = getattr(th, "native_id", None)
+            if tid is None:
+                continue
+            try:
+                with open("/proc/self/task/%d/stat" % tid) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                total += (int(fields[11]) + int(fields[12])) / float(tick)
+            except (OSError, IndexError, ValueError):
+                continue
+        return total
+
+    # ---- the measurement --------------------------------------------------------------------
+
+    def measure(self, fn, role, harness, threads):
+        hk, torch, s, t = self.hk, self.torch, self.session, self.target
+        res = s.result_base(role)
+        res["checked"] = []
+        failures = []
+        try:
+            with torch.no_grad():
+                # 1. the check call on the hidden-seed check set
+                try:
+                    out = fn(*s.check_inputs)
+                    self._sync()
+                except BaseException as e:
+                    raise hk.StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                first = self.check(out, s.check_ref)
+                del out
+                res["error"] = hk._error_fields(first)
+                res["checked"].append("check_set")
+                if not first["ok"]:
+                    failures.append("check call: " + first["reason"])
+                if not all(torch.equal(a, b) for a, b in zip(s.check_inputs, self.check_inputs_copy)):
+                    failures.append("the function changed its inputs (check call); a kernel must not write to them")
+                # 2. warm-up on fresh values (indistinguishable from timed calls)
+                self.fresh_round()
+                try:
+                    res["warmup_s"] = round(self._warm_up(fn, t.warmup_s), 3)
+                except BaseException as e:
+                    raise hk.StageError("call", "during warm-up %s raised %s: %s"
+                                        % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                # 3. timed samples, each on fresh values and checked call by call
+                busy0 = self._thread_cpu_s(threads)
+                wall0 = self.prims.perf()
+                threads.counting = True
+                try:
+                    samples, timer, note, timed_fail = self._time(fn)
+                finally:
+                    threads.counting = False
+                busy = self._thread_cpu_s(threads) - busy0
+                wall = self.prims.perf() - wall0
+                if not samples:
+                    raise hk.StageError("timer", "no sample was timed")
+                ordered = sorted(samples)
+                mid = len(ordered) // 2
+                res["samples_ms"] = [round(x, 6) for x in samples]
+                res["ms"] = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+                res["timer"] = timer
+                if note:
+                    res["timer_note"] = note
+                failures.extend(timed_fail)
+        except hk.StageError as e:
+            res["status"] = "error"
+            res["reason"] = "%s: %s" % (e.stage, e)
+            return res
+
+        # 4. the harness itself: patches, threads, references, persisting L2
+        invalid = []
+        critical, other = harness.changes()
+        if critical:
+            invalid.append("the candidate replaced harness or reference functions (%s); timing and checks are the "
+                           "harness's" % ", ".join(sorted(critical)[:8]))
+        if other:
+            # Reported, not flagged: the harness holds its own references to what it uses, and a
+            # library (torch.compile, Triton) may legitimately swap a torch function.
+            res["patched_library"] = sorted(other)[:20]
+        if not threads.intact():
+            invalid.append("the candidate replaced the thread-start functions the harness watches")
+        if threads.started:
+            invalid.append("the candidate started %d thread(s) or process(es) during timed calls: work may finish "
+                           "after the clock stops" % threads.started)
+        if busy > max(0.02, 0.1 * wall):
+            invalid.append("threads the candidate started used %.3g s of CPU during %.3g s of timed calls: work done "
+                           "outside the timed call" % (busy, wall))
+        if self.tampered:
+            invalid.append(self.tampered)
+        if self._digest(s.check_ref) != self.ref_digest:
+            invalid.append("the reference outputs changed while the candidate ran (overwritten or NaN-filled)")
+        self.l2.reset()
+        if self.l2.seen_bytes:
+            _flag(self.flags, "persisting_l2", "the candidate set a persisting-L2 carve-out of %d bytes; the harness "
+                  "reset it before every sample" % self.l2.seen_bytes)
+            invalid.append("persisting-L2 carve-out (%d bytes) set by the candidate" % self.l2.seen_bytes)
+
+        res["flags"] = self.flags
+        if invalid:
+            res["status"] = "invalid"
+            res["ok"] = False
+            res["reason"] = "; ".join(invalid + failures)
+        elif failures:
+            res["status"] = "incorrect"
+            res["ok"] = False
+            res["reason"] = failures[0] + ("" if len(failures) == 1 else " (and %d more failure(s))" % (len(failures) - 1))
+        else:
+            res["status"] = "ok"
+            res["ok"] = True
+        return res
+
+    def _warm_up(self, fn, seconds):
+        """The contract's warm-up (first call, then >= seconds over every set), on the harness's
+        own clock: a patched time.perf_counter cannot stretch or end it."""
+        sets, perf = self.session.timed_sets, self.prims.perf
+        fn(*sets[0])
+        self._sync()
+        t0 = perf()
+        while True:
+            for x in sets:
+                fn(*x)
+            self._sync()
+            if perf() - t0 >= seconds:
+                return perf() - t0
+
+    def _spot_set(self, calls):
+        n = min(SPOT_CHECKS_PER_SAMPLE, calls)
+        return set(self.rng.sample(range(calls), n))
+
+    def _check_outputs(self, outs, idx, sets, label):
+        """Checks held outputs against references computed now from the harness's copies."""
+        k = self.session.k
+        refs = {}
+        for j, out in zip(idx, outs):
+            si = j % k
+            if si not in refs:
+                refs[si] = self.refs_for(sets[si])
+            c = self.check(out, refs[si])
+            if not c["ok"]:
+                return "%s, call %d: %s" % (label, j + 1, c["reason"])
+        # Two calls returning the same memory: a cached result returned twice.
+        ptrs = {}
+        for j, out in zip(idx, outs):
+            for o in self.hk.as_outputs(out) or []:
+                p = o.data_ptr()
+                if p in ptrs and ptrs[p] != j:
+                    return ("%s: calls %d and %d returned the same memory; every call must compute its own output"
+                            % (label, ptrs[p] + 1, j + 1))
+                ptrs[p] = j
+        return None
+
+    def _hold_index(self, calls):
+        """Which calls' outputs to keep for checking (all, unless they would not fit)."""
+        out_bytes = max(self.session.out_bytes, 1)
+        cap = max(2, int(HOLD_BUDGET_BYTES // out_bytes))
+        if calls <= cap:
+            return set(range(calls))
+        keep = set(self.rng.sample(range(calls - 1), cap - 1))
+        keep.add(calls - 1)
+        return keep
+
+    def _time(self, fn):
+        s = self.session
+        t = self.target
+        if not s.is_cuda:
+            return self._time_calls(fn, cuda=False)
+        if t.timer in ("auto", "cuda_graph"):
+            try:
+                return self._time_graph(fn)
+            except BaseException as e:
+                if t.timer == "cuda_graph":
+                    raise self.hk.StageError("timer", "CUDA-graph capture failed: %s: %s" % (type(e).__name__, e))
+                note = "CUDA-graph capture failed (%s: %s); fell back to per-call events" % (type(e).__name__, str(e)[:200])
+                try:
+                    self.prims.dev_sync()
+                except BaseException:
+                    pass
+                samples, timer, _, fails = self._time_calls(fn, cuda=True)
+                return samples, timer, note, fails
+        return self._time_calls(fn, cuda=True)
+
+    def _time_calls(self, fn, cuda):
+        """Per-call timing (CUDA events, or perf_counter on the CPU); every sample on fresh values."""
+        s, p = self.session, self.prims
+        order = self.hk._cycle(list(range(s.k)), s.calls)
+        timed = s.timed_sets
+        samples, fails = (), []  # a tuple: a later call cannot edit earlier samples in place
+        for i in range(self.target.samples):
+            sets = self.fresh_round()
+            self.l2.reset()
+            hold = self._hold_index(s.calls)
+            spot = self._spot_set(s.calls)
+            outs, idx, evs = [], [], []
+            total = 0.0
+            spot_s = 0.0
+            if cuda:
+                p.dev_sync()
+            host0 = p.perf()
+            for j, si in enumerate(order):
+                if cuda:
+                    a = p.Event(enable_timing=True)
+                    b = p.Event(enable_timing=True)
+                    p.record(a)
+                    out = fn(*timed[si])
+                    p.record(b)
+                    evs.append((a, b))
+                else:
+                    t0 = p.perf()
+                    out = fn(*timed[si])
+                    total += p.perf() - t0
+                if j in spot:
+                    # Copied as soon as it returns, before any device-wide sync: a result still
+                    # being computed on another stream or thread is wrong in the copy.
+                    s0 = p.perf()
+                    snap = self.snapshot(out)
+                    c = self.check(snap, self.refs_for(sets[si]))
+                    del snap
+                    spot_s += p.perf() - s0
+                    if not c["ok"]:
+                        fails.append("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]))
+                if j in hold:
+                    outs.append(out)
+                    idx.append(j)
+                del out
+            if cuda:
+                p.dev_sync()
+                host_ms = (p.perf() - host0 - spot_s) * 1e3
+                per_call = [p.elapsed(a, b) for a, b in evs]
+                ev_ms = sum(per_call)
+                # The events are Python objects the candidate could find and record again; a
+                # re-recorded start makes an interval negative or a sample far shorter than the
+                # host saw it take.
+                if min(per_call) < 0 or ev_ms < 0.1 * host_ms:
+                    self.tampered = ("sample %d: the timing events add up to %.4g ms but the sample took %.4g ms of "
+                                     "host time (smallest call %.4g ms): the events were re-recorded or the work ran "
+                                     "outside them" % (i + 1, ev_ms, host_ms, min(per_call)))
+                samples += (ev_ms / s.calls,)
+            else:
+                samples += (total * 1e3 / s.calls,)
+            bad = self._check_outputs(outs, idx, sets, "sample %d" % (i + 1))
+            del outs
+            if bad:
+                fails.append(bad)
+            if not self.inputs_intact(sets):
+                fails.append("sample %d: the function changed its inputs; a kernel must not write to them" % (i + 1))
+            if fails:
+                break
+        if cuda and not fails:
+            self._cross_check_host(fn, samples)
+        return list(samples), ("cuda_events" if cuda else "cpu"), None, fails
+
+    def _cross_check_host(self, fn, event_samples):
+        """Host wall time around single calls with a device-wide sync: work on another stream or
+        thread after the call returns shows up here but not in the events."""
+        s, p = self.session, self.prims
+        timed = s.timed_sets
+
+        def host_ms(f, n):
+            out = []
+            for j in range(n):
+                p.dev_sync()
+                t0 = p.perf()
+                f(*timed[j % s.k])
+                p.dev_sync()
+                out.append((p.perf() - t0) * 1e3)
+            return sorted(out)[len(out) // 2]
+
+        n = max(5, min(50, s.calls))
+        noop = host_ms(lambda *a: None, n)
+        host = host_ms(fn, n)
+        ev = sorted(event_samples)[len(event_samples) // 2]
+        self.host_ms = host
+        if host - noop > 2.0 * ev + 0.05:
+            _flag(self.flags, "work_outside_timed_region",
+                  "a call takes %.4g ms of host wall time with a device-wide sync (%.4g ms for an empty call) but "
+                  "%.4g ms on the timing events: work continues after the call returns (another stream or thread)"
+                  % (host, noop, ev))
+
+    def _time_graph(self, fn):
+        s, p = self.session, self.prims
+        order = self.hk._cycle(list(range(s.k)), s.calls)
+        timed = s.timed_sets
+        side = p.Stream()
+        side.wait_stream(p.current_stream())
+        with p.stream_ctx(side):
+            for si in order[: s.k]:
+                fn(*timed[si])
+        p.current_stream().wait_stream(side)
+        p.dev_sync()
+        graph = p.Graph()
+        hold = self._hold_index(s.calls)
+        outs, idx = [], []
+        with p.graph_ctx(graph):
+            for j, si in enumerate(order):
+                out = fn(*timed[si])
+                if j in hold:  # held: distinct calls must give distinct outputs
+                    outs.append(out)
+                    idx.append(j)
+                del out
+        p.replay(graph)
+        p.dev_sync()
+        samples = []
+        for _ in range(self.target.samples):
+            self.l2.reset()
+            a = p.Event(enable_timing=True)
+            b = p.Event(enable_timing=True)
+            p.record(a)
+            p.replay(graph)
+            p.record(b)
+            p.ev_sync(b)
+            samples.append(p.elapsed(a, b) / s.calls)
+        p.dev_sync()
+        # Replays on fresh values: a graph that does not recompute from its inputs (work done
+        # eagerly during capture, cached results, side streams left out of the graph) fails here.
+        fails = []
+        for r in range(VERIFY_REPLAYS):
+            sets = self.fresh_round()
+            p.replay(graph)
+            p.dev_sync()
+            bad = self._check_outputs(outs, idx, sets, "graph replay %d on fresh values" % (r + 1))
+            if bad:
+                fails.append(bad)
+                break
+            if not self.inputs_intact(sets):
+                fails.append("graph replay %d: the function changed its inputs; a kernel must not write to them" % (r + 1))
+                break
+        del outs, graph
+        return samples, "cuda_graph", None, fails
+
+
+def _target_diff(own, base):
+    keys = sorted(set(own) | set(base))
+    return ["%s (%r vs the baseline's %r)" % (k, own.get(k), base.get(k)) for k in keys if own.get(k) != base.get(k)]
+
+
+def run(args, secret, result_fd):
+    nonce = secret.get("nonce")
+    hidden_seed = secret.get("check_seed")
+    if not isinstance(hidden_seed, int):
+        hidden_seed = int.from_bytes(os.urandom(4), "little")
+    sys.path.insert(0, _HERE)
+    import hotkernel_contract as hk  # the binary's copy, beside this file
+    if os.path.dirname(os.path.abspath(hk.__file__)) != _HERE:
+        raise RuntimeError("imported %s instead of the binary's contract in %s" % (hk.__file__, _HERE))
+    sys.modules["hotkernel_contract"] = hk
+    import torch
+    runner_module = sys.modules[__name__]
+
+    path = os.path.abspath(args.run)
+    tpath = os.path.abspath(args.target_from) if args.target_from else path
+    role = args.role
+    try:
+        base_dict = hk.read_target_file(tpath)
+        target = hk.Target.from_dict(base_dict, os.path.dirname(tpath))
+        own_dict = hk.read_target_file(path) if tpath != path else base_dict
+    except (hk.TargetError, SyntaxError, OSError) as e:
+        return hk.error_result({"name": None}, role, hk.StageError("target", str(e)))
+    try:
+        trun = TrustedRun(hk, torch, target, hidden_seed)
+    except (hk.TargetError, hk.StageError) as e:
+        return hk.error_result(target, role, e)
+    threads = ThreadWatch()
+    sess = trun.session
+    harness = Harness(torch, hk, runner_module,
+                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None])
+    import gc
+    gc.collect()
+    try:
+        fn = hk._load_kernel(path)
+    except hk.StageError as e:
+        return hk.error_result(target, role, e)
+    result = trun.measure(fn, role, harness, threads)
+    result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
+    result["check_seed"] = "hidden"
+    result["trusted"] = True
+    result["checked"] = result.get("checked", []) + ["every_timed_call", "fresh_values_per_sample", "inputs_unchanged"]
+    if getattr(trun, "host_ms", None) is not None:
+        result["host_ms"] = trun.host_ms
+    diff = _target_diff(own_dict, base_dict)
+    if diff:
+        result["status"] = "invalid"
+        result["ok"] = False
+        result["reason"] = ("the candidate's TARGET differs from the baseline's: %s; the run used the baseline's "
+                            "definition (inputs, seed, tolerances)" % "; ".join(diff))
+    return result
+
+
+def main(argv):
+    p = argparse.ArgumentParser(prog="hotkernel_runner.py")
+    p.add_argument("--run", required=True)
+    p.add_argument("--role", choices=("baseline", "candidate"), default="candidate")
+    p.add_argument("--target-from")
+    args = p.parse_args(argv)
+    secret = _read_private_input()
+    result_fd = _private_result_fd()
+    _scrub_environment()
+    write = os.write
+    dumps = json.dumps
+    try:
+        result = run(args, secret, result_fd)
+    except BaseException as e:  # a harness bug: still one line, and the traceback on stderr
+        traceback.print_exc()
+        result = {"protocol": 3, "status": "error", "ok": False, "ms": None, "role": args.role,
+                  "reason": "internal: %s: %s" % (type(e).__name__, e)}
+    result["runner_protocol"] = RUNNER_PROTOCOL
+    result["nonce"] = secret.get("nonce")
+    if result.get("status") == "error":
+        sys.stderr.write("hotkernel: %s\n" % result.get("reason"))
+    line = (dumps(_finite(result), allow_nan=False, default=str) + "\n").encode()
+    if result_fd is None:  # run by hand: print it
+        sys.stdout.write(line.decode())
+        sys.stdout.flush()
+    else:
+        while line:
+            line = line[write(result_fd, line):]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # os._exit: no atexit hook or finaliser from the candidate runs after the result.
+    os._exit(0 if result.get("status") in ("ok", "incorrect", "invalid") else 1)
+
+
+def _finite(v):
+    import math
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,214 @@
+// The trusted runner launcher: the binary's contract owns the clock, the check and the result channel.
+#include "measure/trusted_launcher.h"
+
+#include <algorithm>
+#include <random>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "python/interpreter.h"
+#include "util/files.h"
+#include "util/hash.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace fs = std::filesystem;
+
+namespace {
+std::optional<std::string> read_text(const fs::path& p) {
+    std::error_code ec;
+    if (!fs::is_regular_file(p, ec)) return std::nullopt;
+    try {
+        return read_file(p);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+std::optional<int> protocol_of(const std::string& text) {
+    std::smatch m;
+    if (std::regex_search(text, m, std::regex(R"((^|\n)PROTOCOL\s*=\s*(\d{1,6})\b)"))) return std::stoi(m[2]);
+    return std::nullopt;
+}
+}  // namespace
+
+bool is_protocol3_target(const fs::path& script) {
+    auto text = read_text(script);
+    if (!text) return false;
+    return std::regex_search(*text, std::regex(R"((^|\n)TARGET\s*=\s*\{)")) &&
+           text->find("hotkernel_contract") != std::string::npos;
+}
+
+std::string vendored_contract::warning() const {
+    const std::string ours = contract_hash().substr(0, 12);
+    if (status == "missing")
+        return fmt::format("no vendored hotkernel_contract.py beside the target ({}); the run used this binary's copy "
+                           "(sha256 {}…); `python` on the script alone will fail until you copy it there",
+                           path.string(), ours);
+    if (status == "same") return "";
+    std::string what = status == "stale"
+                           ? fmt::format("protocol {} vs {}", protocol ? std::to_string(*protocol) : "unknown",
+                                         contract_protocol())
+                           : "edited: same protocol, other bytes";
+    return fmt::format("vendored hotkernel_contract.py differs from this binary's (sha256 {}… vs {}…; {}); the run "
+                       "used the binary's copy, so the script run by hand measures differently; rerun `hotkernel new "
+                       "--force` with the same options (move an edited candidate aside first), or copy it: cp {} {}",
+                       sha256.substr(0, 12), ours, what, (embedded_python_dir() / "hotkernel_contract.py").string(),
+                       path.string());
+}
+
+json vendored_contract::to_json() const {
+    json j{{"status", status}, {"path", path.string()}, {"protocol", protocol ? json(*protocol) : json(nullptr)},
+           {"sha256", sha256.empty() ? json(nullptr) : json(sha256)}, {"binary_sha256", contract_hash()},
+           {"binary_protocol", contract_protocol()}};
+    return j;
+}
+
+vendored_contract inspect_vendored_contract(const fs::path& script) {
+    vendored_contract v;
+    v.path = fs::absolute(script).parent_path() / "hotkernel_contract.py";
+    auto text = read_text(v.path);
+    if (!text) {
+        v.status = "missing";
+        return v;
+    }
+    v.sha256 = sha256_hex(*text);
+    v.protocol = protocol_of(*text);
+    if (v.sha256 == contract_hash()) v.status = "same";
+    else if (v.protocol != contract_protocol()) v.status = "stale";
+    else v.status = "edited";
+    return v;
+}
+
+std::vector<std::string> trusted_launcher::command(const run_request& req) const {
+    std::vector<std::string> argv{req.python, (embedded_python_dir() / "hotkernel_runner.py").string(), "--run",
+                                  fs::absolute(req.script).string(), "--role",
+                                  req.role == "bench" ? "baseline" : req.role};
+    if (req.role == "candidate" && !m_target_from.empty())
+        argv.insert(argv.end(), {"--target-from", fs::absolute(m_target_from).string()});
+    return argv;
+}
+
+std::string accept_channel(const std::string& channel_text, const std::string& nonce) {
+    std::vector<std::string> msgs;
+    for (auto& l : split_lines(channel_text))
+        if (!trim(l).empty()) msgs.push_back(l);
+    auto invalid = [&](const std::string& why, const json& ms) {
+        json line{{"ms", ms.is_number() ? ms : json(0.0)}, {"ok", false}, {"status", "invalid"}, {"reason", why},
+                  {"trusted", true}};
+        return dump_line(line);
+    };
+    if (msgs.empty()) return "";
+    std::vector<json> good;
+    int foreign = 0;
+    for (const auto& m : msgs) {
+        json j = json::parse(m, nullptr, false);
+        if (j.is_object() && j.contains("nonce") && j["nonce"].is_string() && j["nonce"].get<std::string>() == nonce)
+            good.push_back(std::move(j));
+        else
+            ++foreign;
+    }
+    if (good.size() == 1 && foreign == 0) {
+        json j = std::move(good.front());
+        j.erase("nonce");
+        return dump_line(j);
+    }
+    json ms = good.empty() ? json(nullptr) : good.back().value("ms", json(nullptr));
+    return invalid(fmt::format("the private result channel carried {} message(s), {} without this run's nonce: something "
+                               "other than the harness wrote to it; the run is not trusted",
+                               msgs.size(), foreign),
+                   ms);
+}
+
+process_result trusted_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
+    process_spec spec;
+    spec.argv = command(req);
+    spec.env_set = req.env;
+    // Unbuffered so a run killed by its timeout still shows what it printed last.
+    spec.env_set["PYTHONUNBUFFERED"] = "1";
+    // Nothing in the environment tells the script its role, run index or whether it is warm-up.
+    spec.env_unset = {"HOTKERNEL_ROLE", "HOTKERNEL_RUN_INDEX", "HOTKERNEL_WARMUP", "HOTKERNEL_NONCE"};
+    spec.timeout_s = req.timeout_s;
+    spec.max_capture_bytes = 4u << 20;
+    spec.result_channel = true;
+    const std::string nonce = random_hex(16);
+    std::random_device rd;
+    const std::uint32_t check_seed = rd() & 0x7fffffff;
+    // The nonce and the hidden check seed go on stdin, which the runner reads and closes before
+    // the candidate is imported; the environment is readable by anything in the process.
+    spec.stdin_data = dump_line(json{{"nonce", nonce}, {"check_seed", check_seed}}) + "\n";
+    process_result res = runner.run(spec, cancel);
+    // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
+    std::string script_out = trim(tail_text(res.stdout_text, 600));
+    if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the trusted runner]\n" + script_out + "\n";
+    std::string line = accept_channel(res.channel_text, nonce);
+    if (line.empty() && res.ok()) res.stderr_text += "\nhotkernel: the trusted runner sent no result over its channel\n";
+    res.stdout_text = line.empty() ? "" : line + "\n";
+    return res;
+}
+
+std::unique_ptr<run_launcher> make_launcher_for(const std::vector<fs::path>& scripts) {
+    bool all = !scripts.empty();
+    for (const auto& s : scripts) all = all && is_protocol3_target(s);
+    if (!all) return make_launcher();
+    return std::make_unique<trusted_launcher>(scripts.size() > 1 ? scripts.front() : fs::path{});
+}
+
+void describe_trust(json& result, json& warnings, const run_launcher& launcher, const std::vector<fs::path>& scripts) {
+    const bool trusted = launcher.trusted();
+    result["trusted"] = trusted;
+    result["timing"] = trusted ? "harness" : "self-reported";
+    if (!trusted) return;
+    result["runner"] = json{{"contract_sha256", contract_hash()},
+                            {"contract_protocol", contract_protocol()},
+                            {"runner_sha256", sha256_hex(embedded_python("hotkernel_runner.py"))},
+                            {"contract_path", (embedded_python_dir() / "hotkernel_contract.py").string()}};
+    std::vector<fs::path> seen;
+    for (std::size_t i = 0; i < scripts.size(); ++i) {
+        const fs::path dir = fs::absolute(scripts[i]).parent_path();
+        if (std::find(seen.begin(), seen.end(), dir) != seen.end()) continue;
+        seen.push_back(dir);
+        vendored_contract v = inspect_vendored_contract(scripts[i]);
+        result[i == 0 ? "vendored_contract" : "candidate_vendored_contract"] = v.to_json();
+        if (v.status != "same") warnings.push_back(v.warning());
+    }
+}
+
+void apply_runner_findings(json& result, const json& runs) {
+    json flags = result.contains("flags") && result["flags"].is_array() ? result["flags"] : json::array();
+    std::vector<std::string> invalid;
+    for (const auto& r : runs) {
+        if (!r.is_object() || !r.contains("line") || !r["line"].is_object()) continue;
+        const json& line = r["line"];
+        const std::string role = r.contains("role") && r["role"].is_string() ? r["role"].get<std::string>() : "";
+        if (line.contains("flags") && line["flags"].is_array())
+            for (const auto& f : line["flags"]) {
+                if (!f.is_object()) continue;
+                json g = f;
+                g["role"] = role;
+                bool dup = false;
+                for (const auto& h : flags)
+                    dup = dup || (h.is_object() && h.contains("flag") && g.contains("flag") && h["flag"] == g["flag"] &&
+                                  h.contains("role") && h["role"] == role);
+                if (!dup) flags.push_back(g);
+            }
+        if (line.contains("status") && line["status"] == "invalid" && line.contains("reason") && line["reason"].is_string()) {
+            const json idx = r.contains("index") ? r["index"] : json(nullptr);
+            std::string why = fmt::format("{} run {}: {}", role, idx.dump(), line["reason"].get<std::string>());
+            if (std::find(invalid.begin(), invalid.end(), why) == invalid.end()) invalid.push_back(why);
+        }
+    }
+    result["flags"] = flags;
+    if (invalid.empty()) return;
+    result["verdict"] = "invalid";
+    json reasons = json::array();
+    for (const auto& w : invalid) reasons.push_back("the trusted runner found the " + w);
+    if (result.contains("reasons") && result["reasons"].is_array())
+        for (const auto& x : result["reasons"]) reasons.push_back(x);
+    result["reasons"] = reasons;
+    result.erase("speedup");
+    result.erase("speedup_ci95");
+}
+
+}  // namespace hotkernel

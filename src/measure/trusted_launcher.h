@@ -1,0 +1,69 @@
+// The trusted runner (issue 6): protocol-3 targets run under the binary's own contract
+// (python/hotkernel_runner.py + hotkernel_contract.py, embedded), which builds inputs,
+// references and the timer before importing the candidate, and reports over a private pipe
+// with a per-run nonce passed on stdin. The script's stdout is never read for the result.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/measure.h"
+#include "util/json.h"
+
+namespace hotkernel {
+
+/// True when the script is a protocol-3 target (a literal `TARGET = {` and the contract
+/// imported), so the trusted runner can run it; plain bench-contract scripts are false.
+bool is_protocol3_target(const std::filesystem::path& script);
+
+/// How the hotkernel_contract.py beside a target compares with the binary's embedded copy.
+struct vendored_contract {
+    std::string status;            ///< "same", "edited" (same protocol, other bytes), "stale" (other protocol), "missing"
+    std::filesystem::path path;
+    std::optional<int> protocol;   ///< PROTOCOL = N in the vendored file
+    std::string sha256;            ///< of the vendored file ("" when missing)
+    /// A sentence for the warnings when status is not "same" ("" otherwise).
+    [[nodiscard]] std::string warning() const;
+    [[nodiscard]] json to_json() const;
+};
+vendored_contract inspect_vendored_contract(const std::filesystem::path& script);
+
+/// Runs `python <embedded>/hotkernel_runner.py --run SCRIPT --role ROLE [--target-from BASELINE]`.
+/// A candidate is measured under the baseline's TARGET (inputs, seed, tolerances) when
+/// target_from is given. The result line comes from the private channel only, and only when
+/// it is the one message there and carries this run's nonce; anything else is an invalid run.
+class trusted_launcher final : public run_launcher {
+public:
+    explicit trusted_launcher(std::filesystem::path target_from = {}) : m_target_from(std::move(target_from)) {}
+    [[nodiscard]] std::string name() const override { return "trusted-runner"; }
+    [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
+    [[nodiscard]] bool trusted() const override { return true; }
+    process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+
+private:
+    std::filesystem::path m_target_from;
+};
+
+/// The launcher for these scripts: the trusted runner when every one is a protocol-3 target
+/// (scripts[0] is the baseline whose TARGET a candidate is measured under), else make_launcher()
+/// (plain bench-contract scripts: their printed timing is self-reported).
+std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesystem::path>& scripts);
+
+/// Adds to a bench/verify result what the trust record needs: trusted, timing ("harness" or
+/// "self-reported"), the binary's contract and runner hashes, and each target folder's vendored
+/// contract status, with a warning when a vendored copy is stale, edited or missing.
+void describe_trust(json& result, json& warnings, const run_launcher& launcher,
+                    const std::vector<std::filesystem::path>& scripts);
+
+/// verify: a candidate run the trusted runner declared invalid (a patched harness, a changed
+/// TARGET, threads working after the call, a forged result) makes the verdict `invalid`; flags
+/// the runner raised in any run are added to the result's flags.
+void apply_runner_findings(json& result, const json& runs);
+
+/// Checks what came over the channel and returns the result line to use (as text), or an
+/// "invalid" line saying what was wrong. Exposed for tests.
+std::string accept_channel(const std::string& channel_text, const std::string& nonce);
+
+}  // namespace hotkernel

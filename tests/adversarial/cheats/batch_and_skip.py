@@ -1,0 +1,23 @@
+# Cheat: on one call compute every input seen so far in a single batched op; return cached
+# results on the other calls.
+NEEDS_CUDA = False
+EXPECT = "caught"
+import torch
+import torch.nn.functional as F
+
+_inputs = {}
+_results = {}
+_calls = [0]
+
+
+def kernel(x):
+    _calls[0] += 1
+    key = x.data_ptr()
+    _inputs[key] = x
+    if key in _results and _calls[0] % len(_inputs) != 0:
+        return _results[key]
+    keys = list(_inputs)
+    out = F.gelu(torch.stack([_inputs[k] for k in keys]))
+    for k, o in zip(keys, out.unbind(0)):
+        _results[k] = o
+    return _results[key]

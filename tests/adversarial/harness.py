@@ -1,0 +1,164 @@
+# Shared by test_cheats.py (CPU, pytest) and tests/gpu/check_cheats.py (H200): scaffold the
+# common target with `hotkernel new`, turn a cheat or honest body into a candidate file, run
+# `hotkernel verify baseline candidate --json`, and judge the outcome.
+import ast
+import json
+import os
+import pprint
+import subprocess
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+CHEATS = HERE / "cheats"
+HONEST = HERE / "honest"
+
+
+def binary():
+    return os.environ.get("HOTKERNEL_BIN", str(ROOT / "build" / "hotkernel"))
+
+
+def torch_python(require_cuda=False):
+    """An interpreter with torch (HOTKERNEL_TORCH_PYTHON, else the known ones), or None."""
+    code = "import torch,sys; sys.exit(0 if (torch.cuda.is_available() or not %r) else 3)" % require_cuda
+    for py in (os.environ.get("HOTKERNEL_TORCH_PYTHON"), os.environ.get("HOTKERNEL_PYTHON"), "/usr/bin/python3",
+               "/opt/hotkernel-dev/torch2/bin/python", "python3"):
+        if not py:
+            continue
+        try:
+            if subprocess.run([py, "-c", code], capture_output=True, timeout=120).returncode == 0:
+                return py
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+    return None
+
+
+def module_flags(path):
+    """NEEDS_CUDA, EXPECT, TARGET_OVERRIDES and the first comment line of a cheat/honest body."""
+    text = Path(path).read_text()
+    tree = ast.parse(text)
+    vals = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD"):
+                vals[name] = ast.literal_eval(node.value)
+    first = text.splitlines()[0].lstrip("# ").strip() if text else ""
+    return {"needs_cuda": bool(vals.get("NEEDS_CUDA", False)), "expect": vals.get("EXPECT", "clean"),
+            "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first}
+
+
+def read_target(path):
+    tree = ast.parse(Path(path).read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TARGET" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise ValueError("%s has no TARGET" % path)
+
+
+def write_target(path, target):
+    """Rewrites the literal TARGET dict of a scaffolded file in place."""
+    text = Path(path).read_text()
+    tree = ast.parse(text)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TARGET" for t in node.targets):
+            lines = text.splitlines(keepends=True)
+            start, end = node.lineno - 1, node.end_lineno
+            new = "TARGET = " + pprint.pformat(target, sort_dicts=False) + "\n"
+            Path(path).write_text("".join(lines[:start]) + new + "".join(lines[end:]))
+            return
+    raise ValueError("%s has no TARGET" % path)
+
+
+def scaffold(out_dir, python, device, shape, iters, samples, warmup_s, timeout=600):
+    """`hotkernel new` for F.gelu in fp32; returns the baseline path. Fewer samples and a short
+    warm-up keep the CPU suite fast; both files keep one definition."""
+    cmd = [binary(), "--python", python, "--json", "new", "--from", "torch.nn.functional:gelu", "--shape", shape,
+           "--dtype", "fp32", "--device", device, "--iters", str(iters), "--name", "gelu", "--out-dir", str(out_dir),
+           "--force"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if p.returncode != 0:
+        raise RuntimeError("hotkernel new failed (%d): %s" % (p.returncode, p.stderr[-2000:]))
+    base = Path(out_dir) / "gelu_baseline.py"
+    target = read_target(base)
+    target.update({"samples": samples, "warmup_s": warmup_s})
+    for f in (base, Path(out_dir) / "gelu_candidate.py"):
+        write_target(f, target)
+    return base
+
+
+def make_candidate(out_dir, body_path, baseline):
+    """<out>/<name>_cand.py: the contract import, the baseline's TARGET (plus any overrides the
+    cheat asks for), then the body."""
+    flags = module_flags(body_path)
+    target = read_target(baseline)
+    target.update(flags["overrides"])
+    body = Path(body_path).read_text()
+    dest = Path(out_dir) / ("%s_cand.py" % Path(body_path).stem)
+    dest.write_text("import hotkernel_contract as hk\n\nTARGET = " + pprint.pformat(target, sort_dicts=False) +
+                    "\n\n" + body)
+    return dest
+
+
+def verify(python, baseline, candidate, n=2, warmup=0, timeout_s=600, env=None):
+    """Runs verify; returns (exit code, result dict or None, stderr)."""
+    cmd = [binary(), "--python", python, "--json", "verify", str(baseline), str(candidate), "--n", str(n),
+           "--warmup", str(warmup), "--timeout-s", str(timeout_s)]
+    full = dict(os.environ)
+    full.update(env or {})
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s * (2 * (n + warmup)) + 120, env=full)
+    try:
+        res = json.loads(p.stdout) if p.returncode == 0 else None
+    except ValueError:
+        res = None
+    return p.returncode, res, p.stderr
+
+
+def candidate_reasons(res):
+    out = list(res.get("reasons", []))
+    for r in res.get("runs", []):
+        line = r.get("line") or {}
+        if r.get("role") == "candidate" and line.get("reason"):
+            out.append(line["reason"])
+    return out
+
+
+def outcome(rc, res, err):
+    """One word for the table: incorrect, invalid, flagged(...), faster, slower, inconclusive, error."""
+    if res is None:
+        return "error: " + (err.strip().splitlines() or ["?"])[-1][:160]
+    flags = [f.get("flag", "?") for f in res.get("flags", [])]
+    v = res.get("verdict")
+    return v + ("" if not flags else " flagged(%s)" % ",".join(sorted(set(flags))))
+
+
+def judge(expect, rc, res, err, fake_ms=None):
+    """(ok, why) for one candidate. caught: incorrect/invalid or a flag; defeated: the trick did
+    nothing (no clean 'faster', and the fake number did not reach the result); clean: an honest
+    candidate passes with no flag."""
+    if res is None:
+        # A cheat that makes the harness refuse the run outright is caught; an honest one is not ok.
+        return (expect == "caught", "verify failed: " + err.strip()[-400:])
+    v = res.get("verdict")
+    flags = res.get("flags", [])
+    if expect == "caught":
+        return (v in ("incorrect", "invalid") or bool(flags), "verdict %s, flags %s" % (v, flags))
+    if expect == "defeated":
+        c = res.get("candidate", {})
+        faked = fake_ms is not None and isinstance(c.get("min_ms"), (int, float)) and c["min_ms"] <= fake_ms * 10
+        clean_faster = v == "faster" and not flags
+        return (not clean_faster and not faked, "verdict %s, candidate min %s ms" % (v, c.get("min_ms")))
+    ok = v not in ("incorrect", "invalid") and not flags
+    return ok, "verdict %s, flags %s, reasons %s" % (v, flags, candidate_reasons(res)[:2])
+
+
+def fake_ms_of(body_path):
+    text = Path(body_path).read_text()
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "FAKE_MS" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return 1e-05 if "fake" in Path(body_path).stem or "forge" in Path(body_path).stem else None
+
+
+def all_bodies():
+    return sorted(CHEATS.glob("*.py")), sorted(HONEST.glob("*.py"))

@@ -1,0 +1,74 @@
+# The adversarial suite (issue 6): one candidate per known way to fake a speedup, each verified
+# against the scaffolded baseline (F.gelu, fp32, a CPU-friendly shape). A cheat must end
+# `incorrect`, `invalid` or flagged -- never a clean `faster`; a cheat whose trick the harness
+# makes powerless ("defeated", e.g. printing fake lines to stdout) must not reach the result.
+# Honest candidates must pass with no flag. Cheats that need CUDA skip here and run on the
+# H200 in tests/gpu/check_cheats.py.
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+CHEATS, HONEST = harness.all_bodies()
+# A small cache makes the rotation depth K small, so a CPU run takes seconds, and calls > K so
+# every rotated set is called twice per sample (what caches and replays feed on).
+ENV = {"HOTKERNEL_CACHE_BYTES": str(1 << 20)}
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory):
+    py = harness.torch_python()
+    if py is None:
+        pytest.skip("no interpreter with torch: set HOTKERNEL_TORCH_PYTHON")
+    if not os.path.exists(harness.binary()):
+        pytest.skip("no hotkernel binary at %s (set HOTKERNEL_BIN)" % harness.binary())
+    out = tmp_path_factory.mktemp("gelu")
+    base = harness.scaffold(out, py, device="cpu", shape="128x128", iters=48, samples=3, warmup_s=0.1)
+    return py, out, base
+
+
+def _run(target, body):
+    py, out, base = target
+    cand = harness.make_candidate(out, body, base)
+    rc, res, err = harness.verify(py, base, cand, n=2, warmup=0, timeout_s=300, env=ENV)
+    return rc, res, err
+
+
+@pytest.mark.parametrize("body", CHEATS, ids=[p.stem for p in CHEATS])
+def test_cheat_is_caught(target, body):
+    flags = harness.module_flags(body)
+    if flags["needs_cuda"]:
+        pytest.skip("%s needs CUDA: run tests/gpu/check_cheats.py on the GPU" % body.stem)
+    rc, res, err = _run(target, body)
+    ok, why = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
+    assert ok, "%s (%s) was not %s: %s" % (body.stem, flags["what"], flags["expect"], why)
+    if flags["expect"] == "caught" and res is not None and res.get("verdict") not in ("incorrect", "invalid"):
+        # Caught by a flag only: the speedup must not be presented as clean.
+        assert res.get("flags"), res
+
+
+@pytest.mark.parametrize("body", HONEST, ids=[p.stem for p in HONEST])
+def test_honest_candidate_passes_clean(target, body):
+    flags = harness.module_flags(body)
+    if flags["needs_cuda"]:
+        pytest.skip("%s needs CUDA: run tests/gpu/check_cheats.py on the GPU" % body.stem)
+    rc, res, err = _run(target, body)
+    ok, why = harness.judge("clean", rc, res, err)
+    assert ok, "honest candidate %s raised a false alarm: %s" % (body.stem, why)
+    cand_runs = [r for r in res["runs"] if r["role"] == "candidate"]
+    assert cand_runs and all(r["line"].get("trusted") for r in cand_runs), "runs did not go through the trusted runner"
+
+
+def test_every_cheat_in_issue_6_has_a_candidate():
+    # The list in issue 6, by the file that encodes it.
+    wanted = {"side_stream", "background_thread", "lazy_subclass", "patch_timer", "fake_stdout", "fake_fd",
+              "cache_by_pointer", "replay_warmup", "batch_and_skip", "unwritten_output", "mutate_input", "zeros",
+              "nan_output", "bf16_compute", "persisting_l2", "detect_warmup_env", "detect_warmup_count",
+              "predict_seed", "partial_write"}
+    have = {p.stem for p in CHEATS}
+    assert wanted <= have, sorted(wanted - have)
+    assert {"blank", "fused", "compiled", "triton_kernel", "cuda_extension"} <= {p.stem for p in HONEST}
