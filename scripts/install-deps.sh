@@ -42,7 +42,7 @@ fi
 
 if want node; then
   if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
-    echo "install-deps: npm ci in tests/mcp" >&2
-    (cd tests/mcp && npm ci --no-audit --no-fund --loglevel=error)
+    echo "install-deps: npm install in tests/mcp (from the committed package-lock.json)" >&2
+    (cd tests/mcp && npm install --no-audit --no-fund --loglevel=error)
   fi
 fi

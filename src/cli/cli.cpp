@@ -13,6 +13,7 @@
 #include "mcp/server.h"
 #include "registry/tool.h"
 #include "render/render.h"
+#include "util/files.h"
 #include "util/strings.h"
 #include "version.h"
 
@@ -104,7 +105,9 @@ int run_cli(int argc, char** argv) {
 
     bool as_json = false;
     std::string python;
+    std::string json_out;
     app.add_flag("--json", as_json, "Print the result as one JSON object (the same object MCP returns)");
+    app.add_option("--json-out", json_out, "Also write the result as JSON to this file (e.g. a verify result to pass to record)");
     app.add_option("--python", python,
                    "The Python interpreter that runs your kernels (default: $HOTKERNEL_PYTHON, else python3 on PATH)");
 
@@ -186,6 +189,7 @@ int run_cli(int argc, char** argv) {
         json result = call_tool(*tool, collect_args(*tool, values), ctx);
         draw_progress("", 0, 0, "");
         if (::isatty(2)) std::cerr << "\r\033[K" << std::flush;
+        if (!json_out.empty()) write_file_atomic(json_out, dump_pretty(result) + "\n");
         if (as_json) std::cout << dump_pretty(result) << "\n";
         else std::cout << (tool->render ? tool->render(result) : render_text(result));
         return 0;

@@ -5,6 +5,17 @@
 #include "registry/tool.h"
 
 #define HOTKERNEL_TOOLS(X) \
+    X(gpu_info) \
+    X(roofline) \
+    X(calibrate) \
+    X(new) \
+    X(bench) \
+    X(verify) \
+    X(record) \
+    X(torch_profile) \
+    X(profile) \
+    X(top_kernels) \
+    X(disassemble) \
 
 namespace hotkernel {
 

@@ -29,6 +29,15 @@ struct param_spec {
     std::vector<std::string> choices;  ///< enum values, when the set is closed
 };
 
+/// A parameter from its three essentials; set bounds, defaults and choices on the result.
+inline param_spec make_param(std::string name, param_type type, std::string description) {
+    param_spec p;
+    p.name = std::move(name);
+    p.type = type;
+    p.description = std::move(description);
+    return p;
+}
+
 /// MCP annotations; set explicitly on every tool (a registry test checks).
 struct tool_annotations {
     bool read_only = true;

@@ -165,16 +165,6 @@ std::string bench_render(const json& r) {
 
 }  // namespace
 
-namespace {
-/// A parameter with every field spelled out (designated initializers would leave some implicit).
-param_spec make_param(std::string name, param_type type, std::string description) {
-    param_spec p;
-    p.name = std::move(name);
-    p.type = type;
-    p.description = std::move(description);
-    return p;
-}
-}  // namespace
 
 tool_spec bench_tool() {
     tool_spec t;
