@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -209,11 +210,16 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
         if (!hard) kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(spec.kill_grace_s));
     };
 
+    // A pidfd makes poll() wake the moment the child exits, instead of on the next 50 ms
+    // tick: that tick was most of a warm run's overhead. Without pidfd we fall back to ticks.
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+
     while (true) {
         std::vector<pollfd> pfds;
         for (auto& s : streams)
             if (s.fd >= 0) pfds.push_back({s.fd, POLLIN, 0});
         if (pfds.empty() && exited) break;
+        if (!exited && pidfd >= 0) pfds.push_back({pidfd, POLLIN, 0});
 
         int wait_ms = 50;
         ::poll(pfds.data(), pfds.size(), pfds.empty() ? 0 : wait_ms);
@@ -264,6 +270,7 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
     }
     for (auto& s : streams)
         if (s.fd >= 0) ::close(s.fd);
+    if (pidfd >= 0) ::close(pidfd);
     stdin_writer.join();
     res.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
     if (WIFEXITED(status)) res.exit_code = WEXITSTATUS(status);
