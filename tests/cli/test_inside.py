@@ -310,9 +310,13 @@ def test_disassemble_triton_cache_picks_the_newest_entry(tmp_path):
     cache = copy_cache(tmp_path)
     newer = cache / "NEWERENTRYNEWERENTRYNEWERENTRYNEWERENTRYNEWERENTRYAA"
     shutil.copytree(cache / TRITON_ENTRY, newer)
-    old = time.time() - 3600
+    # Set both ages explicitly: copytree keeps the fixture's own mtime, which may be anything.
+    now = time.time()
+    old = now - 3600
     for f in (cache / TRITON_ENTRY).iterdir():
         os.utime(f, (old, old))
+    for f in newer.iterdir():
+        os.utime(f, (now, now))
     rc, r, _, err = hk("--python", py, "--json", "disassemble", "triton-cache", "--kernel", "softmax",
                        env={"TRITON_CACHE_DIR": str(cache)})
     assert rc == 0, err
