@@ -328,7 +328,7 @@ std::string verify_render(const json& r) {
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
     for (const auto& f : r["flags"]) out += "FLAG: " + f.value("message", "") + "\n";
     for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
-    out += "record it: hotkernel verify ... --json > verify.json && hotkernel record --result verify.json --note '...' "
+    out += "record it: hotkernel verify ... --json-out verify.json, then hotkernel record --result verify.json --note '...' "
            "--who '...'\n";
     return out;
 }
