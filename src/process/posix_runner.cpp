@@ -49,6 +49,50 @@ std::vector<std::string> build_env(const process_spec& spec, int channel_fd) {
     return out;
 }
 
+/// The spawn itself, shared by run() and start(): the child gets in_r/out_w/err_w as fds 0-2
+/// and, when chan_w >= 0, keeps that pipe under its own number (dup2 onto itself clears
+/// FD_CLOEXEC, POSIX 2024 / glibc >= 2.35, so only this one pipe is inherited). It starts in
+/// its own process group, so a timeout kills grandchildren too, with default SIGPIPE/SIGINT/
+/// SIGTERM and an empty signal mask. Returns 0 or the errno of posix_spawn.
+int spawn_in_own_group(const std::filesystem::path& exe, const process_spec& spec, int in_r, int out_w, int err_w,
+                       int chan_w, pid_t& pid) {
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in_r, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+    if (chan_w >= 0) posix_spawn_file_actions_adddup2(&fa, chan_w, chan_w);
+    if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
+
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t default_sigs;
+    sigemptyset(&default_sigs);
+    sigaddset(&default_sigs, SIGPIPE);
+    sigaddset(&default_sigs, SIGINT);
+    sigaddset(&default_sigs, SIGTERM);
+    sigset_t no_mask;
+    sigemptyset(&no_mask);
+    posix_spawnattr_setsigdefault(&attr, &default_sigs);
+    posix_spawnattr_setsigmask(&attr, &no_mask);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+    std::vector<std::string> argv_s = spec.argv;
+    std::vector<char*> argv;
+    for (auto& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    auto env_s = build_env(spec, chan_w);
+    std::vector<char*> envp;
+    for (auto& e : env_s) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
 const char* signal_name(int sig) {
     switch (sig) {
         case SIGKILL: return "SIGKILL";
@@ -122,45 +166,10 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
         return res;
     }
 
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-    // The result channel keeps its own number in the child: dup2 onto itself clears
-    // FD_CLOEXEC (POSIX 2024 / glibc >= 2.35 behaviour), so only this one pipe is inherited.
-    const int child_chan_fd = spec.result_channel ? chan_pipe[1] : -1;
-    if (spec.result_channel) posix_spawn_file_actions_adddup2(&fa, chan_pipe[1], chan_pipe[1]);
-    if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
-
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t default_sigs;
-    sigemptyset(&default_sigs);
-    sigaddset(&default_sigs, SIGPIPE);
-    sigaddset(&default_sigs, SIGINT);
-    sigaddset(&default_sigs, SIGTERM);
-    sigset_t no_mask;
-    sigemptyset(&no_mask);
-    posix_spawnattr_setsigdefault(&attr, &default_sigs);
-    posix_spawnattr_setsigmask(&attr, &no_mask);
-    posix_spawnattr_setpgroup(&attr, 0);  // its own group, so the timeout kills grandchildren too
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-    std::vector<std::string> argv_s = spec.argv;
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    auto env_s = build_env(spec, child_chan_fd);
-    std::vector<char*> envp;
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-
     const auto start = clock_type::now();
     pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    const int rc = spawn_in_own_group(exe, spec, in_pipe[0], out_pipe[1], err_pipe[1],
+                                      spec.result_channel ? chan_pipe[1] : -1, pid);
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
     ::close(in_pipe[0]);
@@ -524,42 +533,9 @@ std::unique_ptr<process_session> posix_runner::start(const process_spec& spec, s
         return fail(std::string("pipe: ") + std::strerror(errno));
     }
 
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-    const int child_chan_fd = spec.result_channel ? chan_pipe[1] : -1;
-    if (spec.result_channel) posix_spawn_file_actions_adddup2(&fa, chan_pipe[1], chan_pipe[1]);
-    if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
-
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t default_sigs;
-    sigemptyset(&default_sigs);
-    sigaddset(&default_sigs, SIGPIPE);
-    sigaddset(&default_sigs, SIGINT);
-    sigaddset(&default_sigs, SIGTERM);
-    sigset_t no_mask;
-    sigemptyset(&no_mask);
-    posix_spawnattr_setsigdefault(&attr, &default_sigs);
-    posix_spawnattr_setsigmask(&attr, &no_mask);
-    posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-
-    std::vector<std::string> argv_s = spec.argv;
-    std::vector<char*> argv;
-    for (auto& a : argv_s) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    auto env_s = build_env(spec, child_chan_fd);
-    std::vector<char*> envp;
-    for (auto& e : env_s) envp.push_back(e.data());
-    envp.push_back(nullptr);
-
     pid_t pid = -1;
-    int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    const int rc = spawn_in_own_group(exe, spec, in_pipe[0], out_pipe[1], err_pipe[1],
+                                      spec.result_channel ? chan_pipe[1] : -1, pid);
     ::close(out_pipe[1]);
     ::close(err_pipe[1]);
     ::close(in_pipe[0]);
