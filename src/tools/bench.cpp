@@ -184,18 +184,10 @@ tool_spec bench_tool() {
     n.default_value = 10;
     n.minimum = 1;
     n.maximum = 1000;
-    param_spec timeout = make_param("timeout_s", param_type::number,
-                                    "Wall-clock limit per run in seconds; a run past it is killed with its process "
-                                    "group (default 120)");
-    timeout.default_value = 120;
-    timeout.minimum = 1;
-    timeout.maximum = 86400;
+    param_spec timeout = run_timeout_param();
     param_spec extra = make_param("args", param_type::string_array,
                                   "Extra arguments passed to the script after its path (default none)");
-    param_spec warm = make_param("warm", param_type::boolean,
-                                 "Fork each run from a warm interpreter that has imported torch (default true); "
-                                 "false: a fresh process per run");
-    warm.default_value = true;
+    param_spec warm = warm_param();
     t.params = {script, n, timeout, extra, warm};
     t.output_schema = json{
         {"type", "object"},
