@@ -141,6 +141,12 @@ def judge(expect, rc, res, err, fake_ms=None):
         return (expect == "caught", "verify failed: " + err.strip()[-400:])
     v = res.get("verdict")
     flags = res.get("flags", [])
+    on_baseline = [f for f in flags if f.get("role") == "baseline"] + \
+        [r for r in res.get("reasons", []) if "baseline" in r and "candidate" not in r]
+    if on_baseline:
+        # The baseline is the untouched scaffold: anything found there is a false alarm of the
+        # harness, and it would make every cheat look caught.
+        return False, "the harness faulted the untouched baseline: %s" % on_baseline[:2]
     if expect == "caught":
         return (v in ("incorrect", "invalid") or bool(flags), "verdict %s, flags %s" % (v, flags))
     if expect == "defeated":

@@ -6,6 +6,7 @@
 #
 #   HOTKERNEL_BIN=build/hotkernel HOTKERNEL_TORCH_PYTHON=python3 python3 tests/gpu/check_cheats.py [--only NAME,...] [--part 1/3]
 import argparse
+import concurrent.futures
 import sys
 import tempfile
 import time
@@ -21,6 +22,8 @@ def main():
     ap.add_argument("--n", type=int, default=2)
     ap.add_argument("--warmup", type=int, default=0)
     ap.add_argument("--only", default="", help="comma-separated cheat/honest names")
+    ap.add_argument("--jobs", type=int, default=1, help="verifies at once (outcomes rest on checks, not timing; "
+                    "the honest candidates' verdicts may be noisier)")
     ap.add_argument("--part", default="1/1", help="i/n: run every n-th candidate starting at the i-th (the whole "
                     "table takes ~20 min on an H200; split it across calls under a time limit)")
     a = ap.parse_args()
@@ -33,43 +36,45 @@ def main():
     everything = [b.stem for b in cheats + honest]
     mine = {name for k, name in enumerate(everything) if k % part_n == part_i - 1}
     only = {s for s in a.only.split(",") if s}
-    rows, failures = [], 0
     with tempfile.TemporaryDirectory(prefix="hk-cheats-") as d:
         t0 = time.time()
-        base = harness.scaffold(d, py, device="cuda", shape=a.shape, iters=100, samples=10, warmup_s=0.5)
+        base = harness.scaffold(d, py, device="cuda", shape=a.shape, iters=100, samples=10, warmup_s="auto")
         print("scaffolded %s in %.0f s" % (base, time.time() - t0), flush=True)
-        for kind, bodies in (("cheat", cheats), ("honest", honest)):
-            for body in bodies:
-                if (only and body.stem not in only) or body.stem not in mine:
-                    continue
-                flags = harness.module_flags(body)
-                expect = flags["expect"] if kind == "cheat" else "clean"
-                cand = harness.make_candidate(d, body, base)
-                t0 = time.time()
-                rc, res, err = harness.verify(py, base, cand, n=a.n, warmup=a.warmup, timeout_s=600)
-                took = time.time() - t0
-                out = harness.outcome(rc, res, err)
-                if kind == "honest" and res is None and "hk_gelu_ext" in err and "load_inline" in body.read_text():
-                    ok, why = True, "skipped: the CUDA extension did not build here"
-                    out = "not built"
-                else:
-                    ok, why = harness.judge(expect, rc, res, err, harness.fake_ms_of(body) if kind == "cheat" else None)
-                speed = ""
-                if res is not None and isinstance(res.get("speedup"), (int, float)):
-                    speed = " speedup %.3fx" % res["speedup"]
-                if res is not None:
-                    c = res.get("candidate", {})
-                    if isinstance(c.get("mean_ms"), (int, float)):
-                        speed += " cand %.4g ms" % c["mean_ms"]
-                failures += 0 if ok else 1
-                rows.append((body.stem, kind, out, expect, ok, why, took, speed))
-                print("%-22s | %-6s | %-40s | expect %-8s | %s (%.0f s)%s" % (body.stem, kind, out, expect,
-                                                                             "ok" if ok else "FAIL", took, speed),
-                      flush=True)
-                if not ok:
-                    print("    because " + why[:600], flush=True)
-                    for r in harness.candidate_reasons(res or {})[:2]:
-                        print("    reason: " + r[:300], flush=True)
+        todo = [(kind, body) for kind, bodies in (("cheat", cheats), ("honest", honest)) for body in bodies
+                if not ((only and body.stem not in only) or body.stem not in mine)]
+
+        def one(kind, body):
+            flags = harness.module_flags(body)
+            expect = flags["expect"] if kind == "cheat" else "clean"
+            cand = harness.make_candidate(d, body, base)
+            t0 = time.time()
+            rc, res, err = harness.verify(py, base, cand, n=a.n, warmup=a.warmup, timeout_s=600)
+            took = time.time() - t0
+            out = harness.outcome(rc, res, err)
+            if kind == "honest" and res is None and "hk_gelu_ext" in err and "load_inline" in body.read_text():
+                ok, why = True, "skipped: the CUDA extension did not build here"
+                out = "not built"
+            else:
+                ok, why = harness.judge(expect, rc, res, err, harness.fake_ms_of(body) if kind == "cheat" else None)
+            speed = ""
+            if res is not None and isinstance(res.get("speedup"), (int, float)):
+                speed = " speedup %.3fx" % res["speedup"]
+            if res is not None:
+                c = res.get("candidate", {})
+                if isinstance(c.get("mean_ms"), (int, float)):
+                    speed += " cand %.4g ms" % c["mean_ms"]
+            print("%-22s | %-6s | %-40s | expect %-8s | %s (%.0f s)%s" % (body.stem, kind, out, expect,
+                                                                         "ok" if ok else "FAIL", took, speed),
+                  flush=True)
+            if not ok:
+                print("    because " + why[:600], flush=True)
+                for r in harness.candidate_reasons(res or {})[:2]:
+                    print("    reason: " + r[:300], flush=True)
+            return (body.stem, kind, out, expect, ok, why, took, speed)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+            rows = list(pool.map(lambda kb: one(*kb), todo))
+        failures = sum(0 if r[4] else 1 for r in rows)
     print()
     print("cheat | outcome | needs GPU")
     for name, kind, out, expect, ok, why, took, speed in rows:
