@@ -37,6 +37,9 @@ import traceback
 RUNNER_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
+# The per-sample SM clock probe: 200k cycles is ~0.1 ms at 2 GHz, long against the events' ~0.5 us
+# resolution.
+CLOCK_PROBE_CYCLES = 200000
 # Graph replays on fresh values after the timed replays, each checked call by call.
 VERIFY_REPLAYS = 2
 # Memory allowed for the held outputs of one sample.
@@ -98,6 +101,7 @@ class Primitives:
             self.Stream = torch.cuda.Stream
             self.stream_ctx = torch.cuda.stream
             self.current_stream = torch.cuda.current_stream
+            self.spin = getattr(torch.cuda, "_sleep", None)  # spins for N SM clock cycles
 
 
 class Harness:
@@ -232,23 +236,38 @@ def _cudart():
 
 
 class L2Guard:
-    """Keeps a candidate from carving out persisting L2: limit 0 and a reset before each sample."""
+    """Keeps a candidate from carving out persisting L2: limit 0 and a reset before each sample.
+
+    Some drivers read back a non-zero limit that nobody set (an H200 under driver 580 reports
+    11796480 bytes from a fresh context, and again after it is set to 0), so the value read right
+    after the harness's own first reset, before any candidate code exists, is the floor: only a
+    limit above it was set by the candidate.
+    """
 
     LIMIT_PERSISTING_L2 = 0x06
 
     def __init__(self, enabled):
         self.lib = _cudart() if enabled else None
         self.seen_bytes = 0
+        self.floor = None
+
+    def _read(self):
+        import ctypes
+        v = ctypes.c_size_t(0)
+        return int(v.value) if self.lib.cudaDeviceGetLimit(ctypes.byref(v), self.LIMIT_PERSISTING_L2) == 0 else 0
 
     def reset(self):
         if self.lib is None:
             return
         import ctypes
-        v = ctypes.c_size_t(0)
-        if self.lib.cudaDeviceGetLimit(ctypes.byref(v), self.LIMIT_PERSISTING_L2) == 0 and v.value:
-            self.seen_bytes = max(self.seen_bytes, int(v.value))
+        if self.floor is not None:
+            v = self._read()
+            if v > self.floor:
+                self.seen_bytes = max(self.seen_bytes, v)
         self.lib.cudaDeviceSetLimit(self.LIMIT_PERSISTING_L2, ctypes.c_size_t(0))
         self.lib.cudaCtxResetPersistingL2Cache()
+        if self.floor is None:
+            self.floor = self._read()
 
 
 def _flag(flags, name, message):
@@ -276,10 +295,13 @@ class TrustedRun:
         # Clones of the check inputs as given, to catch mutation.
         self.check_inputs_copy = [x.clone() for x in s.check_inputs]
         self.ref_digest = self._digest(s.check_ref)
+        self._warm = hk.warm_up
         self.l2 = L2Guard(s.is_cuda)
         self.l2.reset()
         self.host_ms = None
         self.tampered = None
+        self.phases = {}
+        self.sample_clocks = []
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
         self._check_args = (target.dtype_name, s.expected, target.rtol, target.atol)
@@ -378,6 +400,7 @@ class TrustedRun:
         res = s.result_base(role)
         res["checked"] = []
         failures = []
+        t_measure = self.prims.perf()
         try:
             with torch.no_grad():
                 # 1. the check call on the hidden-seed check set
@@ -394,6 +417,7 @@ class TrustedRun:
                     failures.append("check call: " + first["reason"])
                 if not all(torch.equal(a, b) for a, b in zip(s.check_inputs, self.check_inputs_copy)):
                     failures.append("the function changed its inputs (check call); a kernel must not write to them")
+                self.phases["check"] = self.prims.perf() - t_measure
                 # 2. warm-up on fresh values (indistinguishable from timed calls)
                 self.fresh_round()
                 try:
@@ -401,6 +425,7 @@ class TrustedRun:
                 except BaseException as e:
                     raise hk.StageError("call", "during warm-up %s raised %s: %s"
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                self.phases["warmup"] = self.prims.perf() - t_measure - self.phases["check"]
                 # 3. timed samples, each on fresh values and checked call by call
                 busy0 = self._thread_cpu_s(threads)
                 wall0 = self.prims.perf()
@@ -411,6 +436,7 @@ class TrustedRun:
                     threads.counting = False
                 busy = self._thread_cpu_s(threads) - busy0
                 wall = self.prims.perf() - wall0
+                self.phases["timing_and_checks"] = wall
                 if not samples:
                     raise hk.StageError("timer", "no sample was timed")
                 ordered = sorted(samples)
@@ -420,6 +446,8 @@ class TrustedRun:
                 res["timer"] = timer
                 if note:
                     res["timer_note"] = note
+                if any(c is not None for c in self.sample_clocks):
+                    res["sample_sm_clock_mhz"] = self.sample_clocks[:len(samples)]
                 failures.extend(timed_fail)
         except hk.StageError as e:
             res["status"] = "error"
@@ -455,6 +483,8 @@ class TrustedRun:
             invalid.append("persisting-L2 carve-out (%d bytes) set by the candidate" % self.l2.seen_bytes)
 
         res["flags"] = self.flags
+        if self.l2.floor is not None:
+            res["persisting_l2_floor_bytes"] = self.l2.floor  # what the driver reads back after the harness set 0
         if invalid:
             res["status"] = "invalid"
             res["ok"] = False
@@ -469,18 +499,28 @@ class TrustedRun:
         return res
 
     def _warm_up(self, fn, seconds):
-        """The contract's warm-up (first call, then >= seconds over every set), on the harness's
-        own clock: a patched time.perf_counter cannot stretch or end it."""
-        sets, perf = self.session.timed_sets, self.prims.perf
-        fn(*sets[0])
-        self._sync()
-        t0 = perf()
-        while True:
-            for x in sets:
-                fn(*x)
-            self._sync()
-            if perf() - t0 >= seconds:
-                return perf() - t0
+        """The contract's warm-up (first call, then passes over every set until settled), on the
+        harness's own clock and settling rule, both taken before the candidate was imported: a
+        patched time.perf_counter or contract cannot stretch or end it."""
+        return self._warm(fn, self.session.timed_sets, seconds, self._sync, clock=self.prims.perf)
+
+    def _clock_mhz(self):
+        """The SM clock right now, as a spin of CLOCK_PROBE_CYCLES cycles (clock64) over its event
+        time: ~0.1 ms after each sample, outside the timed interval (nvbench's approach). Reads
+        about 2-3% under the true clock (event overhead); None without torch.cuda._sleep."""
+        p = self.prims
+        if not self.session.is_cuda or p.spin is None:
+            return None
+        a, b = p.Event(enable_timing=True), p.Event(enable_timing=True)
+        # On an idle GPU the start event fires at once and the spin arrives a launch later
+        # (~10-20 us): a spin already running keeps the GPU busy until both are queued.
+        p.spin(CLOCK_PROBE_CYCLES // 2)
+        p.record(a)
+        p.spin(CLOCK_PROBE_CYCLES)
+        p.record(b)
+        p.ev_sync(b)
+        ms = p.elapsed(a, b)
+        return round(CLOCK_PROBE_CYCLES / (ms * 1e3), 1) if ms > 0 else None
 
     def _spot_set(self, calls):
         n = min(SPOT_CHECKS_PER_SAMPLE, calls)
@@ -594,6 +634,9 @@ class TrustedRun:
                                      "host time (smallest call %.4g ms): the events were re-recorded or the work ran "
                                      "outside them" % (i + 1, ev_ms, host_ms, min(per_call)))
                 samples += (ev_ms / s.calls,)
+                if i == 0:
+                    self._clock_mhz()  # first launch of the spin kernel: not a reading
+                self.sample_clocks.append(self._clock_mhz())
             else:
                 samples += (total * 1e3 / s.calls,)
             bad = self._check_outputs(outs, idx, sets, "sample %d" % (i + 1))
@@ -658,6 +701,7 @@ class TrustedRun:
                 del out
         p.replay(graph)
         p.dev_sync()
+        self._clock_mhz()  # the spin kernel's first launch loads it: not a reading
         samples = []
         for _ in range(self.target.samples):
             self.l2.reset()
@@ -668,6 +712,7 @@ class TrustedRun:
             p.record(b)
             p.ev_sync(b)
             samples.append(p.elapsed(a, b) / s.calls)
+            self.sample_clocks.append(self._clock_mhz())
         p.dev_sync()
         # Replays on fresh values: a graph that does not recompute from its inputs (work done
         # eagerly during capture, cached results, side streams left out of the graph) fails here.
@@ -693,6 +738,7 @@ def _target_diff(own, base):
 
 
 def run(args, secret, result_fd):
+    t_start = time.perf_counter()
     nonce = secret.get("nonce")
     hidden_seed = secret.get("check_seed")
     if not isinstance(hidden_seed, int):
@@ -714,21 +760,29 @@ def run(args, secret, result_fd):
         own_dict = hk.read_target_file(path) if tpath != path else base_dict
     except (hk.TargetError, SyntaxError, OSError) as e:
         return hk.error_result({"name": None}, role, hk.StageError("target", str(e)))
+    t_target = time.perf_counter()
     try:
         trun = TrustedRun(hk, torch, target, hidden_seed)
     except (hk.TargetError, hk.StageError) as e:
         return hk.error_result(target, role, e)
+    t_prepared = time.perf_counter()
     threads = ThreadWatch()
     sess = trun.session
     harness = Harness(torch, hk, runner_module,
                       [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None])
     import gc
     gc.collect()
+    t_import = time.perf_counter()
     try:
         fn = hk._load_kernel(path)
     except hk.StageError as e:
         return hk.error_result(target, role, e)
+    t_loaded = time.perf_counter()
     result = trun.measure(fn, role, harness, threads)
+    # Where this run's seconds went (the first CUDA call, and so the context, is in "prepare").
+    phases = {"start": t_target - t_start, "prepare": t_prepared - t_target, "import_candidate": t_loaded - t_import}
+    phases.update(trun.phases)
+    result["phases_s"] = {k: round(v, 4) for k, v in phases.items()}
     result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
     result["check_seed"] = "hidden"
     result["trusted"] = True

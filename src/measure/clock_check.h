@@ -1,0 +1,25 @@
+// Throttled samples: the trusted runner reads the SM clock after every timed sample (a spin of
+// known cycles over its event time, nvbench's idea) and puts the readings in its result line as
+// sample_sm_clock_mhz. This compares them with the card's maximum SM clock. Pure.
+#pragma once
+#include <vector>
+
+#include "measure/measure.h"
+#include "util/json.h"
+
+namespace hotkernel {
+
+/// A sample is throttled when its reading is under this fraction of the reference clock. The
+/// probe reads 2-3% under the true clock (event overhead), so 0.9 leaves room for that and
+/// still catches the 15-50% drops of power capping and thermal slowdown.
+inline constexpr double throttle_fraction = 0.9;
+
+/// {"reference_mhz", "reference", "threshold_mhz", "samples", "throttled_samples", "min_mhz",
+///  "median_mhz", "throttled_runs": ["baseline 3", ...]} over every run's readings, or null
+/// when no run reported any. max_sm_clock_mhz <= 0 or NaN: the fastest reading is the reference.
+json check_sample_clocks(const std::vector<const run_record*>& runs, double max_sm_clock_mhz);
+
+/// The warning for a result, or "" when no sample was throttled.
+std::string throttle_warning(const json& check);
+
+}  // namespace hotkernel
