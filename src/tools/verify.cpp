@@ -12,6 +12,7 @@
 #include "gpu/gpu_query.h"
 #include "gpu/roofline.h"
 #include "gpu/spec_table.h"
+#include "measure/clock_check.h"
 #include "measure/compare.h"
 #include "measure/consistency.h"
 #include "measure/measure.h"
@@ -20,6 +21,7 @@
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "stats/paired.h"
+#include "stats/stopping.h"
 #include "stats/summary.h"
 #include "store/results_store.h"
 #include "util/strings.h"
@@ -145,7 +147,7 @@ json verify_handler(const json& args, tool_context& ctx) {
     const std::string baseline = args.at("baseline").get<std::string>();
     const std::string candidate = args.at("candidate").get<std::string>();
     const auto n = args.at("n").get<std::size_t>();
-    const auto warmup = args.at("warmup").get<std::size_t>();
+    const bool stop_early = args.at("stop_early").get<bool>();
     const double timeout_s = args.at("timeout_s").get<double>();
     std::vector<std::string> script_args;
     if (args.contains("args") && args["args"].is_array()) script_args = args["args"].get<std::vector<std::string>>();
@@ -160,6 +162,11 @@ json verify_handler(const json& args, tool_context& ctx) {
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
     auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), args.at("warm").get<bool>());
+    // Protocol-3 runs warm themselves up inside every run (first call, then until steady), so a
+    // discarded pair only costs time; a plain script may time its first call, so it gets one.
+    const std::size_t warmup = args.contains("warmup") && !args["warmup"].is_null()
+                                   ? args["warmup"].get<std::size_t>()
+                                   : (launcher->trusted() ? 0 : 1);
     const std::string started_utc = utc_now_iso();
     const auto t0 = std::chrono::steady_clock::now();
 
@@ -171,8 +178,14 @@ json verify_handler(const json& args, tool_context& ctx) {
     const std::size_t pairs = warmup + n;
     const double total_runs = static_cast<double>(2 * pairs);
     double done = 0;
+    std::string stopped;  ///< why the loop ended before n pairs, if it did
+    auto side_ms = [](const std::vector<run_record>& v) {
+        std::vector<double> out;
+        for (const auto& x : v) out.push_back(x.ms);
+        return out;
+    };
     ctx.progress(0, total_runs, "starting");
-    for (std::size_t p = 0; p < pairs; ++p) {
+    for (std::size_t p = 0; p < pairs && stopped.empty(); ++p) {
         const bool warm = p < warmup;
         const std::size_t index = warm ? p + 1 : p - warmup + 1;
         const std::size_t total = warm ? warmup : n;
@@ -186,18 +199,30 @@ json verify_handler(const json& args, tool_context& ctx) {
             run_record r = run_once(req, *ctx.runner, ctx.cancel, *launcher);
             runs.push_back(r.to_json());
             auto& dest = warm ? (is_b ? in.warmup_baseline : in.warmup_candidate) : (is_b ? in.baseline : in.candidate);
+            const bool failed = r.ok.has_value() && !*r.ok;
             dest.push_back(std::move(r));
             done += 1;
             std::string msg = fmt::format("{}{} {} of {}", warm ? "warm-up " : "", req.role, index, total);
             if (!in.baseline.empty() && !in.candidate.empty()) {
-                std::vector<double> b, c;
-                for (const auto& x : in.baseline) b.push_back(x.ms);
-                for (const auto& x : in.candidate) c.push_back(x.ms);
-                const paired_stats ps = paired_ratio(b, c);
+                const paired_stats ps = paired_ratio(side_ms(in.baseline), side_ms(in.candidate));
                 if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
             }
             ctx.progress(done, total_runs, msg);
+            // ok=false in any run decides the verdict (incorrect, or invalid for the baseline);
+            // more runs cannot change it. Finish the pair so both sides have a run to report.
+            if (failed && stop_early && stopped.empty())
+                stopped = fmt::format("stopped after {} {} printed ok=false: the verdict cannot change", req.role,
+                                      warm ? "warm-up run " + std::to_string(index) : "run " + std::to_string(index));
         }
+        if (!warm && stop_early && stopped.empty() && p + 1 < pairs) {
+            const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate));
+            if (d.kind != stop_kind::go_on) stopped = d.why;
+        }
+    }
+    // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a side.
+    if (in.baseline.empty() || in.candidate.empty()) {
+        for (auto& r : in.warmup_baseline) in.baseline.push_back(r);
+        for (auto& r : in.warmup_candidate) in.candidate.push_back(r);
     }
     json clocks_after = clock_state(ctx, gpu);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -219,8 +244,10 @@ json verify_handler(const json& args, tool_context& ctx) {
     result["target"] = target;
     result["baseline_script"] = baseline;
     result["candidate_script"] = candidate;
-    result["n"] = n;
+    result["n"] = in.baseline.size();
+    result["n_max"] = n;
     result["warmup"] = warmup;
+    result["stopped_early"] = stopped.empty() ? json(nullptr) : json(stopped);
     result["seed"] = line_field(bline, "seed");
     for (const char* f : {"speedup", "speedup_ci95"})
         if (cmp.contains(f)) result[f] = cmp[f];
@@ -262,6 +289,15 @@ json verify_handler(const json& args, tool_context& ctx) {
             warnings.push_back("a run printed bytes that are not UTF-8 (replaced); see runs[].line");
             break;
         }
+    {
+        std::vector<const run_record*> all;
+        for (const auto* v : {&in.warmup_baseline, &in.warmup_candidate, &in.baseline, &in.candidate})
+            for (const auto& r : *v) all.push_back(&r);
+        const double max_mhz = gpu.gpu && gpu.gpu->max_sm_clock_mhz ? *gpu.gpu->max_sm_clock_mhz : NAN;
+        json clocks = check_sample_clocks(all, max_mhz);
+        if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
+        if (!clocks.is_null()) result["sample_clocks"] = clocks;
+    }
     if (gpu.gpu && clocks_after.is_object() && clocks_after.value("throttled", false))
         warnings.push_back("the GPU was throttled (power or heat) when the runs finished: see "
                            "measurement.clocks_after; rerun on an idle, cool GPU");
@@ -323,6 +359,8 @@ std::string verify_render(const json& r) {
         out += fmt::format("rule:      |diff| {:.4g} ms vs threshold {:.4g} ms (n={} pairs, warm-up {})\n",
                            std::fabs(r["diff_ms"].get<double>()), r["threshold_ms"].get<double>(), r.value("n", 0),
                            r.value("warmup", 0));
+    if (r.contains("stopped_early") && r["stopped_early"].is_string())
+        out += "stopped:   " + r["stopped_early"].get<std::string>() + "\n";
     const json& m = r["measurement"];
     out += fmt::format("gpu:       {}\n", m["gpu"].is_object() ? m["gpu"].value("name", "?") : "none (" + m.value("gpu_note", std::string()) + ")");
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
@@ -343,7 +381,8 @@ tool_spec verify_tool() {
     t.description =
         "Decide whether a candidate script beats the baseline script. Both follow the bench contract (print one JSON "
         "line with \"ms\" and \"ok\"). Runs them interleaved in ABBA order (baseline, candidate, candidate, baseline, "
-        "...) warmup+n times each, back to back on the same card, discards the warmup pairs, and returns mean/std/min "
+        "...) warmup+n times each (stopping early once the verdict is settled, unless stop_early=false), back to back "
+        "on the same card, discards the warmup pairs, and returns mean/std/min "
         "for both plus a verdict: 'faster' or 'slower' when |mean_b - mean_c| > 2*sqrt(std_b^2/n + std_c^2/n), "
         "'inconclusive' otherwise, 'incorrect' if the candidate printed ok=false in any run (then no speedup is "
         "reported), 'invalid' if the two scripts disagree on shape/dtype/iters/seed/timer/protocol or the baseline "
@@ -357,20 +396,27 @@ tool_spec verify_tool() {
     candidate.required = true;
     candidate.positional = true;
     param_spec n = make_param("n", param_type::integer,
-                              "Timed pairs: runs of each script after warm-up (2..1000, default 10)");
+                              "Timed pairs: runs of each script after warm-up (2..1000, default 10); with stop_early, "
+                              "the most it runs");
     n.default_value = 10;
     n.minimum = 2;
     n.maximum = 1000;
     param_spec warmup = make_param("warmup", param_type::integer,
-                                   "Warm-up pairs run first and discarded (0..100, default 1)");
-    warmup.default_value = 1;
+                                   "Warm-up pairs run first and discarded (0..100; default 0 for protocol-3 scripts, "
+                                   "which warm up inside every run, 1 for plain scripts)");
     warmup.minimum = 0;
     warmup.maximum = 100;
     param_spec timeout = run_timeout_param();
     param_spec extra = make_param("args", param_type::string_array,
                                   "Extra arguments passed to both scripts after their path (default none)");
     param_spec warm = warm_param();
-    t.params = {baseline, candidate, n, warmup, timeout, extra, warm};
+    param_spec stop_early = make_param(
+        "stop_early", param_type::boolean,
+        "Stop before n pairs once the verdict is settled (default true): decisive when |mean_b - mean_c| exceeds twice "
+        "the seed's threshold after >= 3 pairs, inconclusive when it is under half of it after >= 4, or as soon as a "
+        "run prints ok=false. The verdict is the seed's rule on the pairs run; false: exactly n pairs");
+    stop_early.default_value = true;
+    t.params = {baseline, candidate, n, warmup, timeout, extra, warm, stop_early};
     json side{{"type", "object"},
               {"properties",
                {{"n", {{"type", "integer"}}},

@@ -80,8 +80,8 @@ def test_bench_warns_about_noise_and_failed_checks(tmp_path):
     assert "cv" in text
 
 
-def verdict_of(base, cand, n=10, warmup=0, trial=0):
-    out = hk_json("verify", base, cand, "--n", str(n), "--warmup", str(warmup), env={"HK_TRIAL": str(trial)})
+def verdict_of(base, cand, n=10, warmup=0, trial=0, *extra):
+    out = hk_json("verify", base, cand, "--n", str(n), "--warmup", str(warmup), *extra, env={"HK_TRIAL": str(trial)})
     return out
 
 
@@ -97,7 +97,7 @@ def test_a_a_is_inconclusive_in_at_least_90_percent_of_50_trials(tmp_path):
 def test_true_10_percent_slowdown_is_slower(tmp_path):
     base = write_script(tmp_path, "b.py", mean=1.0)
     cand = write_script(tmp_path, "c.py", mean=1.1)
-    out = verdict_of(base, cand, n=6, warmup=1)
+    out = verdict_of(base, cand, 6, 1, 0, "--no-stop-early")
     assert out["verdict"] == "slower", out["reasons"]
     assert out["speedup"] == pytest.approx(1 / 1.1, rel=0.03)
     ci = out["speedup_ci95"]
@@ -107,6 +107,26 @@ def test_true_10_percent_slowdown_is_slower(tmp_path):
     assert len(roles) == 14
     assert [r for r, _ in roles[:4]] == ["baseline", "candidate", "candidate", "baseline"]
     assert out["baseline"]["n"] == 6 and len(out["baseline"]["samples_ms"]) == 6
+    assert out["n"] == 6 and out["stopped_early"] is None
+
+
+def test_a_clear_difference_stops_after_three_pairs_and_keeps_the_seeds_rule(tmp_path):
+    # cv 1% and a 10% slowdown: |diff| is ~8 standard errors at 3 pairs, past twice the threshold.
+    base = write_script(tmp_path, "b.py", mean=1.0)
+    cand = write_script(tmp_path, "c.py", mean=1.1)
+    out = verdict_of(base, cand, n=10, warmup=0)
+    assert out["verdict"] == "slower", out["reasons"]
+    assert out["n"] == 3 and out["n_max"] == 10 and len(out["runs"]) == 6
+    assert "stopped after 3 pairs" in out["stopped_early"]
+    assert abs(out["diff_ms"]) > 2 * out["threshold_ms"]  # the seed's rule holds, with room
+
+
+def test_a_failing_candidate_stops_at_once_as_incorrect(tmp_path):
+    base = write_script(tmp_path, "b.py", mean=1.0)
+    cand = write_script(tmp_path, "c.py", mean=0.5, ok=False)
+    out = verdict_of(base, cand, n=10, warmup=0)
+    assert out["verdict"] == "incorrect"
+    assert len(out["runs"]) == 2 and "ok=false" in out["stopped_early"]
 
 
 def test_true_speedup_is_faster_with_record_fields(tmp_path):
