@@ -21,7 +21,7 @@ TARGET = {
     "seed": 0,
     "iters": 20,
     "samples": 10,
-    "warmup_s": 0.5,
+    "warmup_s": "auto",
     "timer": "auto",
 }
 

@@ -49,7 +49,7 @@ def test_blank_candidate_passes_and_prints_the_whole_line(py, gelu):
     assert line["roofline_inputs"] == {"flops": None, "bytes": 2 * 2 * 64 * 128, "dtype": "bf16"}
     assert set(line["versions"]) == {"python", "torch", "triton"}
     assert line["checked"] == ["check_set", "last_timed_call"]
-    assert line["warmup_s"] >= 0.5
+    assert 0.5 <= line["warmup_s"] <= 1.1  # "auto": at least 0.5 s, at most 1 s (plus the last pass)
 
 
 def test_baseline_runs_and_same_seed_gives_same_numbers(py, gelu):
@@ -148,6 +148,34 @@ assert hk.rotation_k(1 << 20, L2, rotate=False) == 1
 assert hk.rotation_k(1 << 20, 40 << 20) == 120               # K follows the cache size
 b, src = hk.cache_bytes('cpu')
 assert b > 0 and src
+""", gelu)
+
+
+def test_warmup_auto_stops_when_steady_and_not_while_ramping(py, gelu):
+    py_snippet(py, """
+import hotkernel_contract as hk
+def marks(times):  # pass durations laid end to end
+    out, t = [], 0.0
+    for p in times:
+        t += p
+        out.append((t, p))
+    return out
+steady = marks([0.002] * 300)                                # 0.6 s of identical 2 ms passes
+assert hk.warmup_settled(steady, "auto")
+assert not hk.warmup_settled(steady[:200], "auto")           # 0.4 s: under WARMUP_MIN_S
+ramp = marks([0.002 * (1 - 0.3 * min(1.0, i / 350.0)) for i in range(320)])  # clocks still rising at 0.55 s
+assert ramp[-1][0] > hk.WARMUP_MIN_S and not hk.warmup_settled(ramp, "auto")
+assert hk.warmup_settled(marks([0.002 * (1 - 0.3 * min(1.0, i / 350.0)) for i in range(700)]), "auto")  # past 1 s
+assert hk.warmup_settled(marks([0.1] * 10), "auto")         # 1 s of slow passes: the cap
+assert not hk.warmup_settled(marks([0.1] * 6), "auto")      # slow passes: not three a window yet
+assert hk.warmup_settled(steady, 0.1) and not hk.warmup_settled(steady, 0.7)
+for bad in ("soon", -1, 1e9):
+    try:
+        hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "8", "warmup_s": bad})
+    except hk.TargetError as e:
+        assert "warmup_s" in str(e)
+    else:
+        raise AssertionError("warmup_s %r accepted" % (bad,))
 """, gelu)
 
 
