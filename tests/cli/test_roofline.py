@@ -2,19 +2,13 @@
 # index through a fake nvidia-smi (tests/fixtures/fake-bin), by table key or nvidia-smi name, the
 # calibration cache, and every documented error.
 import json
-import os
 import shutil
 import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = os.environ.get("HOTKERNEL_BIN", str(ROOT / "build" / "hotkernel"))
-FAKE_BIN = ROOT / "tests" / "fixtures" / "fake-bin"
-H200_UUID = "GPU-28bcde5d-3b3f-a3b6-16f7-2ec19286727c"
+from cli_support import BIN, H200_UUID, check_schema, run_with_fake_smi, tools_list
 
 # Compute-bound: 2^40 flops over 384 MiB on an H200 (989.4 bf16 TFLOPS, 4800 GB/s):
 # AI = 2^40 / 402653184 = 2730.667 flop/B > ridge 989.4e12 / 4.8e12 = 206.125;
@@ -25,15 +19,9 @@ COMPUTE = dict(flops=1099511627776, bytes=402653184)
 MEMORY = dict(flops=1073741824, bytes=4294967296)
 
 
-def hk(*args, scenario="h200", fake=True, env=None, tmp_path=None, binary=None, cwd=None):
-    full = dict(os.environ)
-    full["PATH"] = (str(FAKE_BIN) + os.pathsep if fake else "") + str(Path(sys.executable).parent)
-    full["FAKE_NVIDIA_SMI_SCENARIO"] = scenario
-    if tmp_path is not None:
-        full["XDG_CACHE_HOME"] = str(tmp_path / "cache")
-    full.update(env or {})
-    p = subprocess.run([binary or BIN, *args], capture_output=True, timeout=60, env=full, cwd=cwd)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+def hk(*args, **kw):
+    """(exit code, stdout, stderr) with only the fake nvidia-smi on PATH."""
+    return run_with_fake_smi(*args, **kw)[:3]
 
 
 def roofline(*extra, **kw):
@@ -52,55 +40,6 @@ def flags(d):
     return [item for k, v in d.items() for item in (f"--{k}", str(v))]
 
 
-
-def tools_list():
-    """tools/list from `hotkernel mcp` (stdin kept open until the answer; a watchdog kills it)."""
-    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    watchdog = threading.Timer(30, p.kill)
-    watchdog.start()
-    try:
-        p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-        p.stdin.flush()
-        while True:
-            line = p.stdout.readline()
-            assert line, "hotkernel mcp closed stdout before answering tools/list"
-            m = json.loads(line)
-            if m.get("id") == 2:
-                return {t["name"]: t for t in m["result"]["tools"]}
-    finally:
-        watchdog.cancel()
-        p.kill()
-        p.wait()
-
-
-JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
-              "integer": int, "number": (int, float)}
-
-
-def check_schema(value, schema, where="result"):
-    """The subset of JSON Schema the output schemas use: type (or list), properties, required,
-    items, enum. Every key a result has must be declared, so schema and result cannot drift."""
-    types = schema.get("type")
-    if types:
-        types = types if isinstance(types, list) else [types]
-        ok = any(isinstance(value, JSON_TYPES[t]) and not (t in ("integer", "number") and isinstance(value, bool))
-                 and not (t == "integer" and isinstance(value, float) and not value.is_integer()) for t in types)
-        assert ok, f"{where}: {value!r} is not of type {types}"
-    if "enum" in schema:
-        assert value in schema["enum"], f"{where}: {value!r} not in {schema['enum']}"
-    if isinstance(value, dict) and "properties" in schema:
-        for k in schema.get("required", []):
-            assert k in value, f"{where}: required key {k!r} missing"
-        for k, v in value.items():
-            assert k in schema["properties"], f"{where}: key {k!r} is not in the output schema"
-            check_schema(v, schema["properties"][k], f"{where}.{k}")
-    if isinstance(value, list) and "items" in schema:
-        for i, v in enumerate(value):
-            check_schema(v, schema["items"], f"{where}[{i}]")
 
 def test_h200_compute_bound_hand_computed():
     r = roofline("--gpu", "NVIDIA H200", *flags(COMPUTE), "--dtype", "bf16", fake=False)
