@@ -31,7 +31,10 @@ namespace {
 std::string show(const json& v) {
     if (v.is_null()) return "none";
     std::string s = dump_line(v);
-    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    if (s.size() > 60) {
+        s.resize(57);  // in place: `s.substr(0, 57) + "..."` trips g++ 12's -Warray-bounds (GCC PR105329)
+        s += "...";
+    }
     return s;
 }
 }  // namespace
