@@ -1,5 +1,6 @@
 // Launching and checking one measured run.
 #include "measure/measure.h"
+#include "process/strays.h"
 
 #include <fmt/format.h>
 
@@ -22,7 +23,21 @@ json run_record::to_json() const {
     if (!stderr_tail.empty()) j["stderr_tail"] = stderr_tail;
     if (had_invalid_utf8) j["invalid_utf8"] = true;
     if (result_lines > 1) j["result_lines"] = result_lines;
+    if (!strays.empty()) j["strays_killed"] = strays;
     return j;
+}
+
+std::vector<std::string> stray_warnings(const std::vector<const run_record*>& runs) {
+    std::vector<std::string> out;
+    for (const run_record* r : runs) {
+        if (r == nullptr || r->strays.empty()) continue;
+        std::string cmds;
+        for (const auto& c : r->strays) cmds += (cmds.empty() ? "" : "; ") + c;
+        out.push_back(fmt::format("{}{} {} left {} process(es) running after it exited (started with setsid or a "
+                                  "double fork, or not yet gone); hotkernel killed them before the next run: {}",
+                                  r->warmup ? "warm-up " : "", r->role, r->index, r->strays.size(), cmds));
+    }
+    return out;
 }
 
 std::string shell_join(const std::vector<std::string>& argv) {
@@ -77,7 +92,12 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     const std::string label = run_label(req);
     const std::string cmd = shell_join(launcher.command(req));
     if (cancel.cancelled()) throw tool_error(fmt::format("{} was cancelled before it started", label));
+    static const bool subreaper = (become_subreaper(), true);  // orphans of a run come to us, not to init
+    (void)subreaper;
     process_result res = launcher.launch(req, runner, cancel);
+    // Before anything can throw: nothing a run started may outlive it.
+    std::vector<std::string> strays;
+    for (const auto& s : sweep_strays()) strays.push_back(fmt::format("pid {}: {}", s.pid, s.command));
     if (res.spawn_failed)
         throw tool_error(fmt::format("{} ({}) {}; check the interpreter (--python or HOTKERNEL_PYTHON)", label, cmd,
                                      res.describe(req.timeout_s)));
@@ -109,6 +129,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     }
 
     run_record r;
+    r.strays = std::move(strays);
     r.role = req.role;
     r.index = req.index;
     r.warmup = req.warmup;

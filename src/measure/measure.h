@@ -55,9 +55,14 @@ struct run_record {
     std::string launcher;
     bool had_invalid_utf8 = false;
     int result_lines = 1;           ///< stdout lines that carried "ms" (the last one counts)
+    std::vector<std::string> strays;  ///< processes it left running, killed after it (process/strays.h)
 
     json to_json() const;
 };
+
+/// One warning per run that left processes running after it exited (they were killed before
+/// the next run), naming the run and the commands.
+std::vector<std::string> stray_warnings(const std::vector<const run_record*>& runs);
 
 /// How a run is started. Implementations must go through the given process_runner so every
 /// child has a timeout and dies with its process group.

@@ -20,6 +20,34 @@
 extern char** environ;
 
 namespace hotkernel {
+
+// Every process this runner started and has not reaped yet: a stray sweep (strays.h) spares
+// them and kills any other child of ours (an orphan re-parented to us as the subreaper).
+namespace {
+std::mutex g_children_mutex;
+std::set<pid_t> g_children;
+
+void remember_child(pid_t pid) {
+    std::lock_guard lock(g_children_mutex);
+    g_children.insert(pid);
+}
+
+/// waitpid that forgets a child once it is reaped.
+pid_t reap(pid_t pid, int* status, int flags) {
+    const pid_t w = ::waitpid(pid, status, flags);
+    if (w == pid) {
+        std::lock_guard lock(g_children_mutex);
+        g_children.erase(pid);
+    }
+    return w;
+}
+}  // namespace
+
+std::set<int> live_children() {
+    std::lock_guard lock(g_children_mutex);
+    return {g_children.begin(), g_children.end()};
+}
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;
@@ -88,6 +116,7 @@ int spawn_in_own_group(const std::filesystem::path& exe, const process_spec& spe
     envp.push_back(nullptr);
 
     int rc = ::posix_spawn(&pid, exe.c_str(), &fa, &attr, argv.data(), envp.data());
+    if (rc == 0) remember_child(pid);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     return rc;
@@ -247,7 +276,7 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
             }
         }
         if (!exited) {
-            pid_t w = ::waitpid(pid, &status, WNOHANG);
+            pid_t w = reap(pid, &status, WNOHANG);
             if (w == pid) {
                 exited = true;
                 // The leader is gone; anything left in its group (a daemonised grandchild holding
@@ -397,7 +426,7 @@ public:
     bool alive() override {
         if (m_reaped) return false;
         int status = 0;
-        pid_t w = ::waitpid(m_pid, &status, WNOHANG);
+        pid_t w = reap(m_pid, &status, WNOHANG);
         if (w == m_pid) {
             m_reaped = true;
             m_status = status;
@@ -420,7 +449,7 @@ public:
             ::kill(-m_pid, SIGKILL);
             if (!m_reaped) {
                 int status = 0;
-                while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+                while (reap(m_pid, &status, 0) < 0 && errno == EINTR) {
                 }
                 m_reaped = true;
                 m_status = status;

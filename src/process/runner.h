@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -95,6 +96,9 @@ public:
     /// "exited with status 1", "killed by signal 9 (SIGKILL)", or "running".
     [[nodiscard]] virtual std::string describe_exit() = 0;
 };
+
+/// Processes the POSIX runner started and has not reaped yet (the stray sweep spares them).
+std::set<int> live_children();
 
 class process_runner {
 public:

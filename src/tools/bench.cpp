@@ -146,6 +146,7 @@ json bench_handler(const json& args, tool_context& ctx) {
         json clocks = check_sample_clocks(all, NAN);
         if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
         if (!clocks.is_null()) result["sample_clocks"] = clocks;
+        for (auto& w : stray_warnings(all)) warnings.push_back(std::move(w));
     }
     json run_list = json::array();
     for (const auto& r : runs) run_list.push_back(r.to_json());

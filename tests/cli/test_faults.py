@@ -75,6 +75,29 @@ time.sleep(600)
     assert not alive, "the grandchild survived the timeout: the process group was not killed"
 
 
+@pytest.mark.parametrize("warm", ["--warm", "--no-warm"])
+def test_a_setsid_process_left_behind_is_killed_after_its_run_and_said(tmp_path, warm):
+    # A daemon outside the run's process group (start_new_session = setsid) would live on and
+    # could load the machine while the next run is timed: hotkernel, the subreaper, kills it.
+    pidfile = tmp_path / "daemon.pid"
+    script = write(tmp_path / "leaves_a_daemon.py", """
+import json, subprocess, sys
+p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True)
+open(%r, "w").write(str(p.pid))
+print(json.dumps({"ms": 1.0, "ok": True}))
+""" % str(pidfile))
+    args = ["--json", "bench", script, "--n", "1", "--python", PY]
+    if warm == "--no-warm":
+        args.append("--no-warm")
+    code, out, err = hk(*args)
+    assert code == 0, err
+    pid = int(pidfile.read_text())
+    assert not pid_alive(pid), "the daemon outlived the bench"
+    res = json.loads(out)
+    assert any("left 1 process(es) running" in w and "time.sleep(300)" in w for w in res["warnings"]), res["warnings"]
+    assert res["runs"][0]["strays_killed"][0].startswith("pid %d:" % pid)
+
+
 def test_hang_before_any_output_in_a_later_run(tmp_path):
     counter = tmp_path / "count"
     script = write(tmp_path / "late_hang.py", f"""
