@@ -237,7 +237,10 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
 
     const bool has_timeout = spec.timeout_s > 0;
     const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(has_timeout ? spec.timeout_s : 0));
-    std::optional<clock_type::time_point> kill_at;  // SIGKILL after the grace period
+    // SIGKILL after the grace period. A flag and a plain time point: g++ 12 wrongly reports
+    // std::optional<time_point> as maybe-uninitialized here.
+    bool kill_armed = false;
+    clock_type::time_point kill_at{};
     bool exited = false;
     int status = 0;
     char buf[65536];
@@ -245,7 +248,10 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
 
     auto terminate_group = [&](bool hard) {
         ::kill(-pid, hard ? SIGKILL : SIGTERM);
-        if (!hard) kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(spec.kill_grace_s));
+        if (!hard) {
+            kill_at = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(spec.kill_grace_s));
+            kill_armed = true;
+        }
     };
 
     // A pidfd makes poll() wake the moment the child exits, instead of on the next 50 ms
@@ -294,9 +300,9 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
                 terminate_group(false);
             }
         }
-        if (kill_at && now >= *kill_at) {
+        if (kill_armed && now >= kill_at) {
             ::kill(-pid, SIGKILL);
-            kill_at.reset();
+            kill_armed = false;
         }
         if (exited) {
             // Drain what is already buffered, but do not wait on pipes held by stray processes.
