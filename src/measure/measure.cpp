@@ -1,6 +1,12 @@
 // Launching and checking one measured run.
 #include "measure/measure.h"
 #include "process/strays.h"
+#include "util/file_lock.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -24,7 +30,34 @@ json run_record::to_json() const {
     if (had_invalid_utf8) j["invalid_utf8"] = true;
     if (result_lines > 1) j["result_lines"] = result_lines;
     if (!strays.empty()) j["strays_killed"] = strays;
+    if (lock_wait_s >= 0.01) j["waited_for_gpu_s"] = lock_wait_s;
     return j;
+}
+
+std::filesystem::path measure_lock_path() {
+    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::string key = env && *env ? env : "all";
+    for (char& c : key)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != ',' && c != '-') c = '_';
+    if (key.size() > 64) key.resize(64);
+    std::error_code ec;
+    std::filesystem::path dir = std::filesystem::temp_directory_path(ec);
+    if (ec) dir = "/tmp";
+    return dir / ("hotkernel-measure-gpu-" + key + ".lock");
+}
+
+std::string lock_wait_warning(const std::vector<const run_record*>& runs) {
+    double total = 0;
+    std::size_t waited = 0;
+    for (const run_record* r : runs)
+        if (r != nullptr && r->lock_wait_s >= 0.01) {
+            total += r->lock_wait_s;
+            ++waited;
+        }
+    if (total < 1.0) return "";
+    return fmt::format("{} run(s) waited {:.1f} s in all for other hotkernel measurements on this GPU to finish "
+                       "(hotkernel times one run at a time per GPU set; lock {})",
+                       waited, total, measure_lock_path().string());
 }
 
 std::vector<std::string> stray_warnings(const std::vector<const run_record*>& runs) {
@@ -94,7 +127,18 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     if (cancel.cancelled()) throw tool_error(fmt::format("{} was cancelled before it started", label));
     static const bool subreaper = (become_subreaper(), true);  // orphans of a run come to us, not to init
     (void)subreaper;
-    process_result res = launcher.launch(req, runner, cancel);
+    process_result res;
+    double lock_wait_s = 0;
+    {
+        // One measured run at a time per GPU set, across every hotkernel process on the machine:
+        // two verifies sharing a card would time each other's kernels.
+        file_lock gpu(measure_lock_path(), {.timeout_s = std::max(600.0, 2 * req.timeout_s),
+                                            .holder_what = "another hotkernel bench or verify on this GPU",
+                                            .cancelled = [&] { return cancel.cancelled(); },
+                                            .mode = 0666});
+        lock_wait_s = gpu.waited_s();
+        res = launcher.launch(req, runner, cancel);
+    }
     // Before anything can throw: nothing a run started may outlive it.
     std::vector<std::string> strays;
     for (const auto& s : sweep_strays()) strays.push_back(fmt::format("pid {}: {}", s.pid, s.command));
@@ -130,6 +174,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
 
     run_record r;
     r.strays = std::move(strays);
+    r.lock_wait_s = lock_wait_s;
     r.role = req.role;
     r.index = req.index;
     r.warmup = req.warmup;

@@ -56,9 +56,17 @@ struct run_record {
     bool had_invalid_utf8 = false;
     int result_lines = 1;           ///< stdout lines that carried "ms" (the last one counts)
     std::vector<std::string> strays;  ///< processes it left running, killed after it (process/strays.h)
+    double lock_wait_s = 0;           ///< waited for another hotkernel run on this GPU [s]
 
     json to_json() const;
 };
+
+/// The machine-wide lock that makes measured runs on one GPU set take turns:
+/// <tmp>/hotkernel-measure-gpu-<CUDA_VISIBLE_DEVICES or "all">.lock.
+std::filesystem::path measure_lock_path();
+
+/// A warning when the runs waited a second or more in all for that lock, else "".
+std::string lock_wait_warning(const std::vector<const run_record*>& runs);
 
 /// One warning per run that left processes running after it exited (they were killed before
 /// the next run), naming the run and the commands.

@@ -1,5 +1,6 @@
 // Writing and reading results/, and regenerating LEADERBOARD.md under a lock.
 #include "store/results_store.h"
+#include "util/file_lock.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -26,44 +27,6 @@ namespace {
 
 constexpr std::uintmax_t k_max_result_bytes = 64u << 20;  // a result is a few hundred KB at most
 constexpr double k_lock_timeout_s = 120;
-
-/// An exclusive flock held for the lifetime of the object.
-class file_lock {
-public:
-    explicit file_lock(const fs::path& path) {
-        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (m_fd < 0)
-            throw tool_error(fmt::format("cannot open the lock file '{}': {}; check that the folder is writable",
-                                         path.string(), std::strerror(errno)));
-        const auto t0 = std::chrono::steady_clock::now();
-        // Poll instead of blocking forever: a stuck holder gives an error, not a hang.
-        while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
-            if (errno != EWOULDBLOCK && errno != EINTR) {
-                int err = errno;
-                ::close(m_fd);
-                throw tool_error(fmt::format("cannot lock '{}': {}", path.string(), std::strerror(err)));
-            }
-            if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > k_lock_timeout_s) {
-                ::close(m_fd);
-                throw tool_error(fmt::format("another hotkernel record has held '{}' for over {} s; check for a stuck "
-                                             "process, then rerun",
-                                             path.string(), k_lock_timeout_s));
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-    }
-    ~file_lock() {
-        if (m_fd >= 0) {
-            ::flock(m_fd, LOCK_UN);
-            ::close(m_fd);
-        }
-    }
-    file_lock(const file_lock&) = delete;
-    file_lock& operator=(const file_lock&) = delete;
-
-private:
-    int m_fd = -1;
-};
 
 bool hidden(const fs::path& rel) {
     for (const auto& part : rel)
@@ -191,7 +154,7 @@ record_outcome record_result(const json& verify_result, const std::string& note,
     write_file_atomic(out.file, dump_pretty(doc) + "\n");
 
     try {
-        file_lock lock(results_dir / ".lock");
+        file_lock lock(results_dir / ".lock", {.timeout_s = k_lock_timeout_s, .holder_what = "another hotkernel record"});
         std::vector<result_entry> entries;
         scan_results(results_dir, entries, out.skipped);
         std::string label = results_dir.generic_string();

@@ -147,6 +147,7 @@ json bench_handler(const json& args, tool_context& ctx) {
         if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
         if (!clocks.is_null()) result["sample_clocks"] = clocks;
         for (auto& w : stray_warnings(all)) warnings.push_back(std::move(w));
+        if (std::string w = lock_wait_warning(all); !w.empty()) warnings.push_back(w);
     }
     json run_list = json::array();
     for (const auto& r : runs) run_list.push_back(r.to_json());

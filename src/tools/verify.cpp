@@ -298,6 +298,7 @@ json verify_handler(const json& args, tool_context& ctx) {
         if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
         if (!clocks.is_null()) result["sample_clocks"] = clocks;
         for (auto& w : stray_warnings(all)) warnings.push_back(std::move(w));
+        if (std::string w = lock_wait_warning(all); !w.empty()) warnings.push_back(w);
     }
     if (gpu.gpu && clocks_after.is_object() && clocks_after.value("throttled", false))
         warnings.push_back("the GPU was throttled (power or heat) when the runs finished: see "

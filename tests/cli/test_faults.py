@@ -98,6 +98,31 @@ print(json.dumps({"ms": 1.0, "ok": True}))
     assert res["runs"][0]["strays_killed"][0].startswith("pid %d:" % pid)
 
 
+def test_two_benches_at_once_take_turns_run_by_run(tmp_path):
+    # Two measurements sharing a GPU time each other's kernels: hotkernel holds a machine-wide
+    # lock per GPU set around every run, so runs of concurrent benches never overlap.
+    log = tmp_path / "intervals.log"
+    script = write(tmp_path / "k.py", """
+import json, os, time
+t0 = time.time()
+time.sleep(0.3)
+with open(%r, "a") as f:
+    f.write("%%f %%f\\n" %% (t0, time.time()))
+print(json.dumps({"ms": 1.0, "ok": True}))
+""" % str(log))
+    env = {"CUDA_VISIBLE_DEVICES": "hk-test-%d" % os.getpid()}  # a lock of this test's own
+    procs = [subprocess.Popen([BIN, "--json", "bench", script, "--n", "3", "--python", PY], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env={**os.environ, **env}) for _ in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e.decode() for _, e in outs]
+    spans = sorted(tuple(map(float, line.split())) for line in log.read_text().splitlines())
+    assert len(spans) == 6
+    for (a0, a1), (b0, b1) in zip(spans, spans[1:]):
+        assert b0 >= a1 - 0.005, "runs overlapped: %s" % spans
+    waited = [r.get("waited_for_gpu_s", 0) for o, _ in outs for r in json.loads(o)["runs"]]
+    assert sum(waited) > 0.2, waited
+
+
 def test_hang_before_any_output_in_a_later_run(tmp_path):
     counter = tmp_path / "count"
     script = write(tmp_path / "late_hang.py", f"""
