@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "mcp/server.h"
+#include "measure/warm_launcher.h"
 
 namespace hotkernel {
 namespace {
@@ -97,6 +98,12 @@ int run_mcp_server(std::istream& in, std::ostream& out, const mcp_options& opts)
         }
     }
     std::signal(SIGPIPE, SIG_IGN);  // a closed client pipe is an EPIPE, handled below
+    // An agent calls bench/verify again and again: the fork server of one call (torch imported,
+    // 2-6 s) serves the next; ended when idle for 10 minutes or when the session ends.
+    keep_fork_servers(true, 600);
+    struct end_servers {
+        ~end_servers() { keep_fork_servers(false); }
+    } end_servers_at_exit;
 
     std::atomic<bool> output_broken{false};
     mcp_session::writer_fn writer;

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -63,6 +65,7 @@ struct warm_launcher::server {
     std::unique_ptr<process_session> session;
     json ready;
     bool light = false;
+    steady::time_point started = steady::now();
 };
 
 struct warm_launcher::state {
@@ -74,8 +77,67 @@ struct warm_launcher::state {
     std::size_t next_id = 1;
     std::size_t server_starts = 0;
     json server_info;              ///< the ready line of the last server started
+    bool server_reused = false;    ///< the last server came from the pool (an earlier call)
+    double server_age_s = 0;       ///< how long before this call it had been started
     std::map<std::pair<std::string, std::string>, std::unique_ptr<server>> servers;
 };
+
+namespace {
+
+/// Fork servers kept between calls of one long-lived process (the MCP server): a launcher
+/// hands its servers back when it is destroyed and a later one of the same interpreter and
+/// working directory takes one instead of paying the imports again. One caller at a time owns
+/// a server; a server idle past the limit is ended. Off unless keep_fork_servers() turns it on.
+struct server_pool {
+    using key_type = std::pair<std::string, std::string>;
+    struct entry {
+        key_type key;
+        std::unique_ptr<warm_launcher::server> srv;
+        steady::time_point since;
+    };
+    std::mutex m;
+    bool enabled = false;
+    double idle_limit_s = 600;
+    std::vector<entry> idle;
+
+    void expire_locked() {
+        std::erase_if(idle, [&](const entry& e) {
+            return seconds_since(e.since) > idle_limit_s || !e.srv->session->alive();
+        });
+    }
+    std::unique_ptr<warm_launcher::server> take(const key_type& key, bool heavy) {
+        std::lock_guard lock(m);
+        expire_locked();
+        for (auto it = idle.begin(); it != idle.end(); ++it)
+            if (it->key == key && !(it->srv->light && heavy)) {
+                auto srv = std::move(it->srv);
+                idle.erase(it);
+                return srv;
+            }
+        return nullptr;
+    }
+    void give(const key_type& key, std::unique_ptr<warm_launcher::server> srv) {
+        std::lock_guard lock(m);
+        if (!enabled || !srv || !srv->session->alive()) return;
+        idle.push_back({key, std::move(srv), steady::now()});
+        expire_locked();
+    }
+};
+
+server_pool& pool() {
+    static server_pool p;
+    return p;
+}
+
+}  // namespace
+
+void keep_fork_servers(bool on, double idle_limit_s) {
+    auto& p = pool();
+    std::lock_guard lock(p.m);
+    p.enabled = on;
+    p.idle_limit_s = idle_limit_s;
+    if (!on) p.idle.clear();
+}
 
 namespace {
 
@@ -133,6 +195,14 @@ private:
             if (it->second->session->alive() && !(it->second->light && heavy)) return it->second.get();
             m_st.servers.erase(it);  // died between runs (or too light): start another (bounded below)
         }
+        if (auto kept = pool().take(key, heavy)) {
+            m_st.server_info = kept->ready;
+            m_st.server_reused = true;
+            m_st.server_age_s = seconds_since(kept->started);
+            auto* raw = kept.get();
+            m_st.servers[key] = std::move(kept);
+            return raw;
+        }
         if (m_st.server_starts >= 3) {
             give_up("the fork server had to be started 3 times; it keeps dying");
             return nullptr;
@@ -172,6 +242,8 @@ private:
                     return nullptr;
                 }
                 m_st.server_info = ready;
+                m_st.server_reused = false;
+                m_st.server_age_s = 0;
                 auto srv = std::make_unique<warm_launcher::server>();
                 srv->session = std::move(session);
                 srv->ready = std::move(ready);
@@ -279,7 +351,10 @@ warm_launcher::warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled)
     m_state->enabled = enabled;
 }
 
-warm_launcher::~warm_launcher() = default;
+warm_launcher::~warm_launcher() {
+    // Kept for the next call when the pool is on (the MCP server); otherwise ended here.
+    for (auto& [key, srv] : m_state->servers) pool().give(key, std::move(srv));
+}
 
 std::string warm_launcher::name() const {
     const auto& st = *m_state;
@@ -313,6 +388,10 @@ std::string warm_launcher::reason() const {
     std::string s = fmt::format("each run was forked from a fork server that imported {} once, without initialising CUDA "
                                 "(imports took {:.1f} s, paid once per bench/verify)",
                                 what, info.value("import_s", 0.0));
+    if (st.server_reused)
+        s = fmt::format("each run was forked from a fork server kept from an earlier call of this session (started "
+                        "{:.0f} s before; it imported {} once, in {:.1f} s, and nothing this time)",
+                        st.server_age_s, what, info.value("import_s", 0.0));
     if (st.fresh_runs > 0) s += fmt::format("; {} run(s) were fresh processes", st.fresh_runs);
     return s;
 }
@@ -327,7 +406,9 @@ json warm_launcher::describe() const {
         j["fork_server"] = json{{"python", i.value("python", "")},
                                 {"import_s", i.value("import_s", 0.0)},
                                 {"torch", i.value("torch", json())},
-                                {"triton", i.value("triton", json())}};
+                                {"triton", i.value("triton", json())},
+                                {"reused", m_state->server_reused}};
+        if (m_state->server_reused) j["fork_server"]["age_s"] = m_state->server_age_s;
     }
     return j;
 }

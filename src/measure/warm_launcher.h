@@ -50,6 +50,10 @@ private:
     std::shared_ptr<state> m_state;
 };
 
+/// Keep fork servers between launchers (on: the MCP server, where one call's server serves the
+/// next call of the same interpreter and working directory); ended after idle_limit_s unused.
+void keep_fork_servers(bool on, double idle_limit_s = 600);
+
 /// Wraps `inner` in a warm_launcher (bench and verify call this with their `warm` param).
 std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm);
 
