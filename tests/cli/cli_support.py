@@ -32,28 +32,66 @@ def run_with_fake_smi(*args, scenario="h200", fake=True, env=None, tmp_path=None
     return p.returncode, p.stdout.decode(), p.stderr.decode(), calls
 
 
-def tools_list():
-    """tools/list from `hotkernel mcp` (stdin kept open until the answer; a watchdog kills it)."""
-    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    watchdog = threading.Timer(30, p.kill)
-    watchdog.start()
-    try:
-        p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-        p.stdin.flush()
+class McpSession:
+    """`hotkernel mcp` over stdio, initialised, for one test: request() sends and waits for the
+    answer with that id; a watchdog kills the server if the whole session runs past `timeout`."""
+
+    def __init__(self, *extra_args, env=None, timeout=60):
+        full = dict(os.environ)
+        full.update(env or {})
+        self.proc = subprocess.Popen([BIN, "mcp", *extra_args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=full, text=True)
+        self.watchdog = threading.Timer(timeout, self.proc.kill)
+        self.watchdog.start()
+        self.next_id = 1
+        self.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                                    "clientInfo": {"name": "t", "version": "0"}})
+        self.notify("notifications/initialized")
+
+    def _send(self, msg):
+        self.proc.stdin.write(json.dumps(msg) + "\n")
+        self.proc.stdin.flush()
+
+    def notify(self, method, params=None):
+        self._send({"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})})
+
+    def request(self, method, params=None):
+        msg_id = self.next_id
+        self.next_id += 1
+        self._send({"jsonrpc": "2.0", "id": msg_id, "method": method, **({"params": params} if params is not None else {})})
         while True:
-            line = p.stdout.readline()
-            assert line, "hotkernel mcp closed stdout before answering tools/list"
+            line = self.proc.stdout.readline()
+            assert line, "hotkernel mcp closed stdout before answering %s" % method
             m = json.loads(line)
-            if m.get("id") == 2:
-                return {t["name"]: t for t in m["result"]["tools"]}
-    finally:
-        watchdog.cancel()
-        p.kill()
-        p.wait()
+            if m.get("id") == msg_id:
+                return m
+
+    def call(self, tool, arguments):
+        """The tools/call result object (structuredContent, content, isError)."""
+        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
+
+    def close(self, wait_s=30):
+        """Ends the session the way a client does (stdin closed) and waits for the server."""
+        try:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=wait_s)
+        finally:
+            self.watchdog.cancel()
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def tools_list():
+    """tools/list from `hotkernel mcp`, by tool name."""
+    with McpSession(timeout=30) as s:
+        return {t["name"]: t for t in s.request("tools/list")["result"]["tools"]}
 
 
 JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),

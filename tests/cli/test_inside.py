@@ -7,9 +7,10 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+
+from cli_support import McpSession
 
 import pytest
 
@@ -441,28 +442,8 @@ def test_torch_profile_errors(tmp_path):
 # ----------------------------------------------------------------------------- MCP
 
 def mcp_call(name, arguments, env=None, timeout=60):
-    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name, "arguments": arguments}}]
-    full = dict(os.environ)
-    full.update(env or {})
-    p = subprocess.Popen([BIN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=full)
-    watchdog = threading.Timer(timeout, p.kill)
-    watchdog.start()
-    try:
-        p.stdin.write("".join(json.dumps(m) + "\n" for m in msgs).encode())
-        p.stdin.flush()
-        while True:
-            line = p.stdout.readline()
-            assert line, "hotkernel mcp closed stdout before answering"
-            msg = json.loads(line)
-            if msg.get("id") == 2:
-                return msg["result"]
-    finally:
-        watchdog.cancel()
-        p.kill()
-        p.wait()
+    with McpSession(env=env, timeout=timeout) as s:
+        return s.call(name, arguments)
 
 
 def test_mcp_top_kernels_and_profile_error(tmp_path):

@@ -14,6 +14,8 @@ import time
 import uuid
 from pathlib import Path
 
+from cli_support import McpSession
+
 BIN = os.path.abspath(os.environ.get("HOTKERNEL_BIN", "build/hotkernel"))
 PY = sys.executable
 
@@ -186,47 +188,17 @@ def test_the_server_preimports_torch_without_initialising_cuda(tmp_path):
     assert max(walls[1:]) < 1.5, walls
 
 
-def mcp_session(python, env):
-    """A `hotkernel mcp` process, initialised; returns (process, call(tool, args) -> structuredContent)."""
-    e = dict(os.environ)
-    e.update(env)
-    p = subprocess.Popen([BIN, "mcp", "--python", python], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, env=e, text=True)
-    ids = iter(range(1, 1000))
-
-    def send(method, params=None, notify=False):
-        msg = {"jsonrpc": "2.0", "method": method}
-        if params is not None:
-            msg["params"] = params
-        if not notify:
-            msg["id"] = next(ids)
-        p.stdin.write(json.dumps(msg) + "\n")
-        p.stdin.flush()
-        if notify:
-            return None
-        while True:
-            line = p.stdout.readline()
-            assert line, "hotkernel mcp closed stdout"
-            m = json.loads(line)
-            if m.get("id") == msg["id"]:
-                return m
-
-    send("initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}})
-    send("notifications/initialized", notify=True)
-
-    def call(tool, args):
-        m = send("tools/call", {"name": tool, "arguments": args})
-        assert not m["result"].get("isError"), m
-        return m["result"]["structuredContent"]
-    return p, call
-
-
 def test_an_mcp_session_keeps_its_fork_server_between_calls_and_ends_it_with_the_session(tmp_path):
     # The second bench of the session forks from the server the first one started (torch already
     # imported): no import cost, and the server is gone once the client closes the session.
     tag = uuid.uuid4().hex
     script = write(tmp_path, "t.py", "import json, torch\nprint(json.dumps({'ms': 1.0, 'ok': True}))\n")
-    p, call = mcp_session("/usr/bin/python3", {"HK_WARM_TAG": tag})
+    session = McpSession("--python", "/usr/bin/python3", env={"HK_WARM_TAG": tag}, timeout=120)
+
+    def call(tool, args):
+        res = session.call(tool, args)
+        assert not res.get("isError"), res
+        return res["structuredContent"]
     try:
         t0 = time.monotonic()
         first = call("bench", {"script": script, "n": 2})
@@ -241,8 +213,7 @@ def test_an_mcp_session_keeps_its_fork_server_between_calls_and_ends_it_with_the
         assert second_wall < first_wall  # no second import of torch
         assert procs_with_tag(tag), "the fork server should be alive between calls"
     finally:
-        p.stdin.close()
-        p.wait(timeout=30)
+        session.close()
     deadline = time.monotonic() + 5
     while procs_with_tag(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
