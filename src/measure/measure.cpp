@@ -31,6 +31,7 @@ json run_record::to_json() const {
     if (result_lines > 1) j["result_lines"] = result_lines;
     if (!strays.empty()) j["strays_killed"] = strays;
     if (lock_wait_s >= 0.01) j["waited_for_gpu_s"] = lock_wait_s;
+    if (!lock_note.empty()) j["gpu_lock"] = lock_note;
     return j;
 }
 
@@ -54,6 +55,10 @@ std::string lock_wait_warning(const std::vector<const run_record*>& runs) {
             total += r->lock_wait_s;
             ++waited;
         }
+    for (const run_record* r : runs)
+        if (r != nullptr && !r->lock_note.empty())
+            return "runs went without the per-GPU measurement lock (" + r->lock_note +
+                   "): another hotkernel measuring on this GPU at the same time would disturb the times";
     if (total < 1.0) return "";
     return fmt::format("{} run(s) waited {:.1f} s in all for other hotkernel measurements on this GPU to finish "
                        "(hotkernel times one run at a time per GPU set; lock {})",
@@ -129,14 +134,17 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     (void)subreaper;
     process_result res;
     double lock_wait_s = 0;
+    std::string lock_note;  ///< why the run went unlocked, if it did
     {
         // One measured run at a time per GPU set, across every hotkernel process on the machine:
         // two verifies sharing a card would time each other's kernels.
         file_lock gpu(measure_lock_path(), {.timeout_s = std::max(600.0, 2 * req.timeout_s),
                                             .holder_what = "another hotkernel bench or verify on this GPU",
                                             .cancelled = [&] { return cancel.cancelled(); },
-                                            .mode = 0666});
+                                            .mode = 0666,
+                                            .optional = true});
         lock_wait_s = gpu.waited_s();
+        lock_note = gpu.not_held();
         res = launcher.launch(req, runner, cancel);
     }
     // Before anything can throw: nothing a run started may outlive it.
@@ -175,6 +183,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     run_record r;
     r.strays = std::move(strays);
     r.lock_wait_s = lock_wait_s;
+    r.lock_note = lock_note;
     r.role = req.role;
     r.index = req.index;
     r.warmup = req.warmup;

@@ -57,6 +57,7 @@ struct run_record {
     int result_lines = 1;           ///< stdout lines that carried "ms" (the last one counts)
     std::vector<std::string> strays;  ///< processes it left running, killed after it (process/strays.h)
     double lock_wait_s = 0;           ///< waited for another hotkernel run on this GPU [s]
+    std::string lock_note;            ///< why the run went without that lock ("" when it had it)
 
     json to_json() const;
 };
@@ -65,7 +66,8 @@ struct run_record {
 /// <tmp>/hotkernel-measure-gpu-<CUDA_VISIBLE_DEVICES or "all">.lock.
 std::filesystem::path measure_lock_path();
 
-/// A warning when the runs waited a second or more in all for that lock, else "".
+/// A warning when a run went without that lock, or the runs waited a second or more in all
+/// for it, else "".
 std::string lock_wait_warning(const std::vector<const run_record*>& runs);
 
 /// One warning per run that left processes running after it exited (they were killed before

@@ -17,11 +17,21 @@
 namespace hotkernel {
 
 file_lock::file_lock(const std::filesystem::path& path, const options& opt) {
-    m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, opt.mode);
-    if (m_fd < 0)
-        throw tool_error(fmt::format("cannot open the lock file '{}': {}; check that the folder is writable",
-                                     path.string(), std::strerror(errno)));
-    ::fchmod(m_fd, opt.mode);  // past the umask, so other users can share a machine-wide lock; best effort
+    // Open an existing file without O_CREAT first: with fs.protected_regular, O_CREAT on another
+    // user's file in a sticky folder such as /tmp fails even when its mode allows writing.
+    m_fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (m_fd < 0 && errno == ENOENT) {
+        m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, opt.mode);
+        if (m_fd >= 0) ::fchmod(m_fd, opt.mode);  // past the umask, so other users can share it; best effort
+    }
+    if (m_fd < 0) {
+        const std::string why = fmt::format("cannot open the lock file '{}': {}", path.string(), std::strerror(errno));
+        if (opt.optional) {
+            m_not_held = why;
+            return;
+        }
+        throw tool_error(why + "; check that the folder is writable");
+    }
     const auto t0 = std::chrono::steady_clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {

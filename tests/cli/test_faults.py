@@ -123,6 +123,23 @@ print(json.dumps({"ms": 1.0, "ok": True}))
     assert sum(waited) > 0.2, waited
 
 
+def test_an_unusable_gpu_lock_is_said_and_the_bench_still_runs(tmp_path):
+    # Another user's lock file, a full /tmp: measuring goes on without the lock and says so.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    (tmp / "hotkernel-measure-gpu-all.lock").mkdir()  # a folder where the lock file should be
+    script = write(tmp_path / "k.py", "import json\nprint(json.dumps({'ms': 1.0, 'ok': True}))\n")
+    env = {"TMPDIR": str(tmp)}
+    env_unset = dict(os.environ)
+    env_unset.pop("CUDA_VISIBLE_DEVICES", None)
+    p = subprocess.run([BIN, "--json", "bench", script, "--n", "2", "--python", PY], capture_output=True, text=True,
+                       timeout=120, env={**env_unset, **env})
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    assert any("without the per-GPU measurement lock" in w for w in res["warnings"]), res["warnings"]
+    assert "cannot open the lock file" in res["runs"][0]["gpu_lock"]
+
+
 def test_hang_before_any_output_in_a_later_run(tmp_path):
     counter = tmp_path / "count"
     script = write(tmp_path / "late_hang.py", f"""
