@@ -22,8 +22,8 @@ def main():
     ap.add_argument("--n", type=int, default=2)
     ap.add_argument("--warmup", type=int, default=0)
     ap.add_argument("--only", default="", help="comma-separated cheat/honest names")
-    ap.add_argument("--jobs", type=int, default=1, help="verifies at once (outcomes rest on checks, not timing; "
-                    "the honest candidates' verdicts may be noisier)")
+    ap.add_argument("--jobs", type=int, default=4, help="verifies at once (outcomes rest on checks, not timing; "
+                    "hotkernel still times one run at a time per GPU; default 4)")
     ap.add_argument("--part", default="1/1", help="i/n: run every n-th candidate starting at the i-th (the whole "
                     "table takes ~20 min on an H200; split it across calls under a time limit)")
     a = ap.parse_args()
