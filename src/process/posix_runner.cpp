@@ -13,6 +13,7 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "process/runner.h"
 #include "util/strings.h"
@@ -169,52 +170,62 @@ std::filesystem::path find_executable(const std::string& name) {
     return {};
 }
 
+namespace {
+
+/// The parent's ends of a spawned child's pipes (chan is -1 without a result channel).
+struct child_ends {
+    pid_t pid = -1;
+    int in = -1, out = -1, err = -1, chan = -1;
+};
+
+/// Finds the program, makes its pipes, spawns it in its own group and closes the child's ends.
+/// Returns "" or why it could not start; every fd it opened is closed then.
+std::string spawn_with_pipes(const process_spec& spec, child_ends& c) {
+    if (spec.argv.empty()) return "empty command";
+    const auto exe = find_executable(spec.argv[0]);
+    if (exe.empty()) return "'" + spec.argv[0] + "' was not found on PATH or is not executable";
+    enum { out, err, in, chan };
+    int p[4][2] = {{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}};
+    auto close_all = [&] {
+        for (auto& pair : p)
+            for (int& fd : pair)
+                if (fd >= 0) ::close(std::exchange(fd, -1));
+    };
+    for (int i = 0; i < (spec.result_channel ? 4 : 3); ++i)
+        if (::pipe2(p[i], O_CLOEXEC) != 0) {
+            const std::string why = std::string("pipe: ") + std::strerror(errno);
+            close_all();
+            return why;
+        }
+    const int rc = spawn_in_own_group(exe, spec, p[in][0], p[out][1], p[err][1], p[chan][1], c.pid);
+    for (int* fd : {&p[in][0], &p[out][1], &p[err][1], &p[chan][1]})  // the child's ends
+        if (*fd >= 0) ::close(std::exchange(*fd, -1));
+    if (rc != 0) {
+        close_all();
+        return "'" + exe.string() + "': " + std::strerror(rc);
+    }
+    c.in = p[in][1];
+    c.out = p[out][0];
+    c.err = p[err][0];
+    c.chan = p[chan][0];
+    return "";
+}
+
+}  // namespace
+
 process_result posix_runner::run(const process_spec& spec, const cancel_token& cancel) {
     process_result res;
-    if (spec.argv.empty()) {
-        res.spawn_failed = true;
-        res.spawn_error = "empty command";
-        return res;
-    }
-    auto exe = find_executable(spec.argv[0]);
-    if (exe.empty()) {
-        res.spawn_failed = true;
-        res.spawn_error = "'" + spec.argv[0] + "' was not found on PATH or is not executable";
-        return res;
-    }
-
-    int out_pipe[2], err_pipe[2], in_pipe[2], chan_pipe[2] = {-1, -1};
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0 || ::pipe2(in_pipe, O_CLOEXEC) != 0) {
-        res.spawn_failed = true;
-        res.spawn_error = std::string("pipe: ") + std::strerror(errno);
-        return res;
-    }
-    if (spec.result_channel && ::pipe2(chan_pipe, O_CLOEXEC) != 0) {
-        res.spawn_failed = true;
-        res.spawn_error = std::string("pipe: ") + std::strerror(errno);
-        return res;
-    }
-
     const auto start = clock_type::now();
-    pid_t pid = -1;
-    const int rc = spawn_in_own_group(exe, spec, in_pipe[0], out_pipe[1], err_pipe[1],
-                                      spec.result_channel ? chan_pipe[1] : -1, pid);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    ::close(in_pipe[0]);
-    if (spec.result_channel) ::close(chan_pipe[1]);
-    if (rc != 0) {
-        ::close(out_pipe[0]);
-        ::close(err_pipe[0]);
-        ::close(in_pipe[1]);
-        if (spec.result_channel) ::close(chan_pipe[0]);
+    child_ends c;
+    if (std::string why = spawn_with_pipes(spec, c); !why.empty()) {
         res.spawn_failed = true;
-        res.spawn_error = "'" + exe.string() + "': " + std::strerror(rc);
+        res.spawn_error = why;
         return res;
     }
+    const pid_t pid = c.pid;
 
     // Feed stdin from a thread so a child that does not read it cannot block us.
-    std::thread stdin_writer([fd = in_pipe[1], data = spec.stdin_data]() {
+    std::thread stdin_writer([fd = c.in, data = spec.stdin_data]() {
         std::size_t off = 0;
         signal(SIGPIPE, SIG_IGN);
         while (off < data.size()) {
@@ -230,10 +241,10 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
         std::string* buf;
         bool* truncated;
     };
-    std::vector<stream> streams = {{out_pipe[0], &res.stdout_text, &res.stdout_truncated},
-                                   {err_pipe[0], &res.stderr_text, &res.stderr_truncated}};
+    std::vector<stream> streams = {{c.out, &res.stdout_text, &res.stdout_truncated},
+                                   {c.err, &res.stderr_text, &res.stderr_truncated}};
     bool chan_trunc = false;
-    if (spec.result_channel) streams.push_back({chan_pipe[0], &res.channel_text, &chan_trunc});
+    if (c.chan >= 0) streams.push_back({c.chan, &res.channel_text, &chan_trunc});
 
     const bool has_timeout = spec.timeout_s > 0;
     const auto deadline = start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(has_timeout ? spec.timeout_s : 0));
@@ -553,34 +564,9 @@ std::unique_ptr<process_session> posix_runner::start(const process_spec& spec, s
         if (error) *error = why;
         return nullptr;
     };
-    if (spec.argv.empty()) return fail("empty command");
-    auto exe = find_executable(spec.argv[0]);
-    if (exe.empty()) return fail("'" + spec.argv[0] + "' was not found on PATH or is not executable");
-
-    int out_pipe[2], err_pipe[2], in_pipe[2], chan_pipe[2] = {-1, -1};
-    if (::pipe2(out_pipe, O_CLOEXEC) != 0) return fail(std::string("pipe: ") + std::strerror(errno));
-    if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-        for (int fd : out_pipe) ::close(fd);
-        return fail(std::string("pipe: ") + std::strerror(errno));
-    }
-    if (::pipe2(in_pipe, O_CLOEXEC) != 0 || (spec.result_channel && ::pipe2(chan_pipe, O_CLOEXEC) != 0)) {
-        for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
-        return fail(std::string("pipe: ") + std::strerror(errno));
-    }
-
-    pid_t pid = -1;
-    const int rc = spawn_in_own_group(exe, spec, in_pipe[0], out_pipe[1], err_pipe[1],
-                                      spec.result_channel ? chan_pipe[1] : -1, pid);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    ::close(in_pipe[0]);
-    if (spec.result_channel) ::close(chan_pipe[1]);
-    if (rc != 0) {
-        for (int fd : {out_pipe[0], err_pipe[0], in_pipe[1]}) ::close(fd);
-        if (spec.result_channel) ::close(chan_pipe[0]);
-        return fail("'" + exe.string() + "': " + std::strerror(rc));
-    }
-    auto s = std::make_unique<posix_session>(pid, in_pipe[1], out_pipe[0], err_pipe[0], chan_pipe[0], spec);
+    child_ends c;
+    if (std::string why = spawn_with_pipes(spec, c); !why.empty()) return fail(why);
+    auto s = std::make_unique<posix_session>(c.pid, c.in, c.out, c.err, c.chan, spec);
     if (!spec.stdin_data.empty()) s->write_raw(spec.stdin_data);
     return s;
 }
