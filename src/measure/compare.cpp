@@ -123,24 +123,16 @@ json compare_runs(const compare_input& in) {
     }
 
     // A run whose reported time (x iters) is longer than the whole process lived is lying.
-    for (const auto* r : all_c) {
-        json iters = line_field(r->line, "iters");
-        double k = iters.is_number() && iters.get<double>() > 0 ? iters.get<double>() : 1.0;
-        if (r->wall_s > 0 && r->ms * k / 1000.0 > r->wall_s)
-            flags.push_back(json{{"flag", "reported_time_exceeds_wall"},
-                                 {"message", fmt::format("{} reported {:.4g} ms x {} iters = {:.3g} s, longer than the "
-                                                         "process's own wall time {:.3g} s",
-                                                         label(*r), r->ms, k, r->ms * k / 1000.0, r->wall_s)}});
-    }
-    for (const auto* r : all_b) {
-        json iters = line_field(r->line, "iters");
-        double k = iters.is_number() && iters.get<double>() > 0 ? iters.get<double>() : 1.0;
-        if (r->wall_s > 0 && r->ms * k / 1000.0 > r->wall_s)
-            flags.push_back(json{{"flag", "reported_time_exceeds_wall"},
-                                 {"message", fmt::format("{} reported {:.4g} ms x {} iters = {:.3g} s, longer than the "
-                                                         "process's own wall time {:.3g} s",
-                                                         label(*r), r->ms, k, r->ms * k / 1000.0, r->wall_s)}});
-    }
+    for (const auto* side : {&all_c, &all_b})
+        for (const auto* r : *side) {
+            json iters = line_field(r->line, "iters");
+            double k = iters.is_number() && iters.get<double>() > 0 ? iters.get<double>() : 1.0;
+            if (r->wall_s > 0 && r->ms * k / 1000.0 > r->wall_s)
+                flags.push_back(json{{"flag", "reported_time_exceeds_wall"},
+                                     {"message", fmt::format("{} reported {:.4g} ms x {} iters = {:.3g} s, longer than "
+                                                             "the process's own wall time {:.3g} s",
+                                                             label(*r), r->ms, k, r->ms * k / 1000.0, r->wall_s)}});
+        }
 
     if (sb.n >= 2 && sc.n >= 2 && sb.std == 0 && sc.std == 0 && tv.diff_ms != 0)
         warnings.push_back("both scripts printed identical times in every run (zero spread): the rule's threshold is 0, "
