@@ -1,5 +1,6 @@
 // Launching and checking one measured run.
 #include "measure/measure.h"
+#include "measure/clock_check.h"
 #include "process/strays.h"
 #include "util/file_lock.h"
 
@@ -47,6 +48,8 @@ std::filesystem::path measure_lock_path() {
     return dir / ("hotkernel-measure-gpu-" + key + ".lock");
 }
 
+namespace {
+
 std::string lock_wait_warning(const std::vector<const run_record*>& runs) {
     double total = 0;
     std::size_t waited = 0;
@@ -76,6 +79,17 @@ std::vector<std::string> stray_warnings(const std::vector<const run_record*>& ru
                                   r->warmup ? "warm-up " : "", r->role, r->index, r->strays.size(), cmds));
     }
     return out;
+}
+
+}  // namespace
+
+void report_run_findings(const std::vector<const run_record*>& runs, double max_sm_clock_mhz, json& result,
+                         json& warnings) {
+    json clocks = check_sample_clocks(runs, max_sm_clock_mhz);
+    if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
+    if (!clocks.is_null()) result["sample_clocks"] = clocks;
+    for (auto& w : stray_warnings(runs)) warnings.push_back(std::move(w));
+    if (std::string w = lock_wait_warning(runs); !w.empty()) warnings.push_back(w);
 }
 
 std::string shell_join(const std::vector<std::string>& argv) {

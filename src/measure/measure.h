@@ -66,13 +66,12 @@ struct run_record {
 /// <tmp>/hotkernel-measure-gpu-<CUDA_VISIBLE_DEVICES or "all">.lock.
 std::filesystem::path measure_lock_path();
 
-/// A warning when a run went without that lock, or the runs waited a second or more in all
-/// for it, else "".
-std::string lock_wait_warning(const std::vector<const run_record*>& runs);
-
-/// One warning per run that left processes running after it exited (they were killed before
-/// the next run), naming the run and the commands.
-std::vector<std::string> stray_warnings(const std::vector<const run_record*>& runs);
+/// What bench and verify say about their runs beyond the times: the per-sample clock check
+/// (result["sample_clocks"]; its reference is max_sm_clock_mhz, or the fastest reading when that
+/// is NaN) and warnings for throttled samples, processes a run left behind (killed), and runs
+/// that waited for, or went without, the GPU lock.
+void report_run_findings(const std::vector<const run_record*>& runs, double max_sm_clock_mhz, json& result,
+                         json& warnings);
 
 /// How a run is started. Implementations must go through the given process_runner so every
 /// child has a timeout and dies with its process group.

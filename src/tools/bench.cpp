@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "measure/clock_check.h"
 #include "measure/consistency.h"
 #include "measure/measure.h"
 #include "measure/trusted_launcher.h"
@@ -143,11 +142,7 @@ json bench_handler(const json& args, tool_context& ctx) {
         // bench asks nvidia-smi nothing (it stays quick): the fastest reading is the reference.
         std::vector<const run_record*> all;
         for (const auto& r : runs) all.push_back(&r);
-        json clocks = check_sample_clocks(all, NAN);
-        if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
-        if (!clocks.is_null()) result["sample_clocks"] = clocks;
-        for (auto& w : stray_warnings(all)) warnings.push_back(std::move(w));
-        if (std::string w = lock_wait_warning(all); !w.empty()) warnings.push_back(w);
+        report_run_findings(all, NAN, result, warnings);
     }
     json run_list = json::array();
     for (const auto& r : runs) run_list.push_back(r.to_json());

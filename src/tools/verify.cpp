@@ -12,7 +12,6 @@
 #include "gpu/gpu_query.h"
 #include "gpu/roofline.h"
 #include "gpu/spec_table.h"
-#include "measure/clock_check.h"
 #include "measure/compare.h"
 #include "measure/consistency.h"
 #include "measure/measure.h"
@@ -293,12 +292,8 @@ json verify_handler(const json& args, tool_context& ctx) {
         std::vector<const run_record*> all;
         for (const auto* v : {&in.warmup_baseline, &in.warmup_candidate, &in.baseline, &in.candidate})
             for (const auto& r : *v) all.push_back(&r);
-        const double max_mhz = gpu.gpu && gpu.gpu->max_sm_clock_mhz ? *gpu.gpu->max_sm_clock_mhz : NAN;
-        json clocks = check_sample_clocks(all, max_mhz);
-        if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
-        if (!clocks.is_null()) result["sample_clocks"] = clocks;
-        for (auto& w : stray_warnings(all)) warnings.push_back(std::move(w));
-        if (std::string w = lock_wait_warning(all); !w.empty()) warnings.push_back(w);
+        report_run_findings(all, gpu.gpu && gpu.gpu->max_sm_clock_mhz ? *gpu.gpu->max_sm_clock_mhz : NAN, result,
+                            warnings);
     }
     if (gpu.gpu && clocks_after.is_object() && clocks_after.value("throttled", false))
         warnings.push_back("the GPU was throttled (power or heat) when the runs finished: see "
