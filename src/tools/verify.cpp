@@ -218,10 +218,13 @@ json verify_handler(const json& args, tool_context& ctx) {
             if (d.kind != stop_kind::go_on) stopped = d.why;
         }
     }
-    // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a side.
+    // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a
+    // side, so the warm-up pair stands in (moved, not copied: each run is judged once).
     if (in.baseline.empty() || in.candidate.empty()) {
-        for (auto& r : in.warmup_baseline) in.baseline.push_back(r);
-        for (auto& r : in.warmup_candidate) in.candidate.push_back(r);
+        in.baseline = std::move(in.warmup_baseline);
+        in.candidate = std::move(in.warmup_candidate);
+        in.warmup_baseline.clear();
+        in.warmup_candidate.clear();
     }
     json clocks_after = clock_state(ctx, gpu);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -129,6 +129,15 @@ def test_a_failing_candidate_stops_at_once_as_incorrect(tmp_path):
     assert len(out["runs"]) == 2 and "ok=false" in out["stopped_early"]
 
 
+def test_a_candidate_failing_in_the_warm_up_pair_stops_there_and_is_reported_once(tmp_path):
+    base = write_script(tmp_path, "b.py", mean=1.0)
+    cand = write_script(tmp_path, "c.py", mean=0.5, ok=False)
+    out = verdict_of(base, cand, n=10, warmup=1)
+    assert out["verdict"] == "incorrect"
+    assert len(out["runs"]) == 2 and "warm-up run 1" in out["stopped_early"]
+    assert len(out["reasons"]) == 1, out["reasons"]
+
+
 def test_true_speedup_is_faster_with_record_fields(tmp_path):
     base = write_script(tmp_path, "b.py", mean=1.0)
     cand = write_script(tmp_path, "gelu_candidate.py", mean=0.8)
