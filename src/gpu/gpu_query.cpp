@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <system_error>
 
 #include "gpu/spec_table.h"
@@ -177,6 +179,21 @@ std::optional<json> read_calibration(const std::string& uuid) {
                                      "re-create it with `hotkernel calibrate`",
                                      path.string()));
     return j;
+}
+
+// Which nvidia-smi index the runs use: the first entry of CUDA_VISIBLE_DEVICES (an index or
+// a GPU-uuid), else 0.
+std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus) {
+    if (gpus.empty()) return std::nullopt;
+    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
+    if (env == nullptr) return gpus.front();
+    const std::string first = trim(split(env, ',').empty() ? std::string() : split(env, ',').front());
+    if (first.empty()) return std::nullopt;  // CUDA_VISIBLE_DEVICES="" hides every GPU
+    for (const auto& g : gpus) {
+        if (g.uuid && starts_with_ci(*g.uuid, first) && first.size() >= 5) return g;
+        if (g.index && std::to_string(*g.index) == first) return g;
+    }
+    return std::nullopt;
 }
 
 }  // namespace hotkernel

@@ -66,4 +66,9 @@ std::filesystem::path calibration_path(const std::string& uuid);
 /// object (mem_gbs missing or not a positive number), saying to delete or re-create it.
 std::optional<json> read_calibration(const std::string& uuid);
 
+/// Which GPU the runs use: the one the first entry of CUDA_VISIBLE_DEVICES names (an index or a
+/// GPU-uuid prefix), the first listed when it is unset, none when it is "" or names no listed GPU.
+std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus);
+
+
 }  // namespace hotkernel

@@ -187,33 +187,68 @@ private:
         return t.empty() ? "" : "; its stderr: " + t;
     }
 
+public:
+    /// Starts the server a run of `script` in `python` will need, without waiting for it to be
+    /// ready: its imports overlap whatever the caller does before the first run.
+    void prestart(const std::string& python, const std::filesystem::path& script) {
+        if (!m_st.enabled || !m_st.disabled_reason.empty()) return;
+        std::error_code ec;
+        const auto key = std::make_pair(python, std::filesystem::current_path(ec).string());
+        const bool heavy = wants_heavy_imports(script.is_absolute() ? script.string()
+                                                                    : (std::filesystem::path(key.second) / script).string());
+        if (m_st.servers.contains(key)) return;
+        if (auto kept = pool().take(key, heavy)) {
+            adopt(key, std::move(kept));
+            return;
+        }
+        spawn(key, heavy);
+    }
+
     warm_launcher::server* get_server(const process_spec& spec, const cancel_token& cancel) {
         const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
         const bool heavy = wants_heavy_imports(script_path(spec));
         if (auto it = m_st.servers.find(key); it != m_st.servers.end()) {
             // A light server serving a script that needs torch: replace it by one that imports it.
-            if (it->second->session->alive() && !(it->second->light && heavy)) return it->second.get();
+            if (it->second->session->alive() && !(it->second->light && heavy))
+                return it->second->ready.is_null() ? await_ready(key, cancel) : it->second.get();
+            if (it->second->ready.is_null()) {  // a prestarted server that died while importing
+                give_up("the fork server " + it->second->session->describe_exit() + " before it was ready" +
+                        stderr_part(*it->second->session));
+                m_st.servers.erase(it);
+                return nullptr;
+            }
             m_st.servers.erase(it);  // died between runs (or too light): start another (bounded below)
         }
-        if (auto kept = pool().take(key, heavy)) {
-            m_st.server_info = kept->ready;
-            m_st.server_reused = true;
-            m_st.server_age_s = seconds_since(kept->started);
-            auto* raw = kept.get();
-            m_st.servers[key] = std::move(kept);
-            return raw;
-        }
+        if (auto kept = pool().take(key, heavy)) return adopt(key, std::move(kept));
+        if (!spawn(key, heavy)) return nullptr;
+        return await_ready(key, cancel);
+    }
+
+private:
+    warm_launcher::server* adopt(const std::pair<std::string, std::string>& key,
+                                 std::unique_ptr<warm_launcher::server> kept) {
+        m_st.server_info = kept->ready;
+        m_st.server_reused = true;
+        m_st.server_age_s = seconds_since(kept->started);
+        auto* raw = kept.get();
+        m_st.servers[key] = std::move(kept);
+        return raw;
+    }
+
+    /// Starts a server (its ready line not yet read) and files it under `key`; false when it
+    /// could not be started (forking is then given up, with the reason).
+    bool spawn(const std::pair<std::string, std::string>& key, bool heavy) {
         if (m_st.server_starts >= 3) {
             give_up("the fork server had to be started 3 times; it keeps dying");
-            return nullptr;
+            return false;
         }
         ++m_st.server_starts;
         process_spec sp;
         try {
-            sp.argv = {spec.argv[0], (embedded_python_dir() / "hotkernel_forkserver.py").string()};
+            sp.argv = {key.first, (embedded_python_dir() / "hotkernel_forkserver.py").string()};
         } catch (const std::exception& ex) {
             give_up(std::string("the fork server's file could not be written: ") + ex.what());
-            return nullptr;
+            return false;
         }
         sp.cwd = key.second;
         sp.timeout_s = 0;  // lives as long as this launcher; every read from it has a limit
@@ -225,43 +260,50 @@ private:
         auto session = m_real.start(sp, &err);
         if (!session) {
             give_up("the fork server could not be started: " + err);
-            return nullptr;
+            return false;
         }
-        const auto t0 = steady::now();
+        auto srv = std::make_unique<warm_launcher::server>();
+        srv->session = std::move(session);
+        srv->light = !heavy;
+        m_st.servers[key] = std::move(srv);
+        return true;
+    }
+
+    /// Reads the ready line of the server filed under `key`; nullptr (and forking given up)
+    /// when it cannot fork, dies or is not ready in time.
+    warm_launcher::server* await_ready(const std::pair<std::string, std::string>& key, const cancel_token& cancel) {
+        warm_launcher::server& srv = *m_st.servers.at(key);
+        process_session* session = srv.session.get();
+        auto fail = [&](const std::string& why) -> warm_launcher::server* {
+            give_up(why);
+            m_st.servers.erase(key);  // destroying it kills its group
+            return nullptr;
+        };
+        const auto t0 = srv.started;
         while (true) {
             auto line = session->read_line(0.25, cancel);
             if (line && line->from_channel) {
                 json ready = json::parse(line->text, nullptr, false);
-                if (!ready.is_object() || ready.value("event", "") != "ready") {
-                    give_up("the fork server sent an unexpected first line: " + tail_text(line->text, 200));
-                    return nullptr;
-                }
+                if (!ready.is_object() || ready.value("event", "") != "ready")
+                    return fail("the fork server sent an unexpected first line: " + tail_text(line->text, 200));
                 if (!ready.value("forkable", false)) {
-                    give_up("the fork server cannot fork safely: " + ready.value("reason", std::string("unknown reason")));
                     m_st.server_info = ready;
-                    return nullptr;
+                    return fail("the fork server cannot fork safely: " +
+                                ready.value("reason", std::string("unknown reason")));
                 }
                 m_st.server_info = ready;
                 m_st.server_reused = false;
                 m_st.server_age_s = 0;
-                auto srv = std::make_unique<warm_launcher::server>();
-                srv->session = std::move(session);
-                srv->ready = std::move(ready);
-                srv->light = !heavy;
-                auto* raw = srv.get();
-                m_st.servers[key] = std::move(srv);
-                return raw;
+                srv.ready = std::move(ready);
+                return &srv;
             }
             if (cancel.cancelled()) return nullptr;  // the fresh path sees the cancellation too
-            if (!line && !session->alive()) {
-                give_up("the fork server " + session->describe_exit() + " before it was ready" + stderr_part(*session));
-                return nullptr;
-            }
-            if (seconds_since(t0) > server_start_limit_s) {
-                give_up(fmt::format("the fork server was not ready after {:.0f} s", server_start_limit_s) +
-                        stderr_part(*session));
-                return nullptr;
-            }
+            if (!line && !session->alive())
+                return fail("the fork server " + session->describe_exit() + " before it was ready" +
+                            stderr_part(*session));
+            if (seconds_since(t0) > server_start_limit_s)
+                return fail(fmt::format("the fork server was not ready after {:.0f} s", server_start_limit_s) +
+                            stderr_part(*session));
         }
     }
 
@@ -411,6 +453,10 @@ json warm_launcher::describe() const {
         if (m_state->server_reused) j["fork_server"]["age_s"] = m_state->server_age_s;
     }
     return j;
+}
+
+void warm_launcher::prestart(const std::string& python, const std::filesystem::path& script, process_runner& runner) {
+    forking_runner(*m_state, runner).prestart(python, script);
 }
 
 process_result warm_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {

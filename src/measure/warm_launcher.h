@@ -13,6 +13,7 @@
 // cannot be started, when the runner cannot keep sessions, when a spec cannot be honoured by a
 // fork (interpreter options, PYTHON*/LD_* variables set for the run), or when asked (warm=false).
 #pragma once
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -36,6 +37,9 @@ public:
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override { return m_inner->command(req); }
     [[nodiscard]] bool trusted() const override { return m_inner->trusted(); }
     process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+    /// Starts the fork server the runs of `script` will use, without waiting: its imports overlap
+    /// what the caller does before the first run (nvidia-smi queries). A no-op when not warm.
+    void prestart(const std::string& python, const std::filesystem::path& script, process_runner& runner);
 
     /// Why the runs went the way they did, in one sentence (for `launcher_reason`).
     [[nodiscard]] std::string reason() const;

@@ -30,21 +30,6 @@ namespace hotkernel {
 namespace {
 namespace fs = std::filesystem;
 
-/// Which nvidia-smi index the runs use: the first entry of CUDA_VISIBLE_DEVICES (an index or
-/// a GPU-uuid), else 0.
-std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus) {
-    if (gpus.empty()) return std::nullopt;
-    const char* env = std::getenv("CUDA_VISIBLE_DEVICES");
-    if (env == nullptr) return gpus.front();
-    const std::string first = trim(split(env, ',').empty() ? std::string() : split(env, ',').front());
-    if (first.empty()) return std::nullopt;  // CUDA_VISIBLE_DEVICES="" hides every GPU
-    for (const auto& g : gpus) {
-        if (g.uuid && starts_with_ci(*g.uuid, first) && first.size() >= 5) return g;
-        if (g.index && std::to_string(*g.index) == first) return g;
-    }
-    return std::nullopt;
-}
-
 json gpu_json(const gpu_record& g) {
     auto opt = [](const auto& o) -> json { return o ? json(*o) : json(nullptr); };
     return json{{"index", opt(g.index)},
@@ -161,6 +146,7 @@ json verify_handler(const json& args, tool_context& ctx) {
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
     auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), args.at("warm").get<bool>());
+    launcher->prestart(python, baseline, *ctx.runner);  // its imports overlap the GPU queries below
     // Protocol-3 runs warm themselves up inside every run (first call, then until steady), so a
     // discarded pair only costs time; a plain script may time its first call, so it gets one.
     const std::size_t warmup = args.contains("warmup") && !args["warmup"].is_null()

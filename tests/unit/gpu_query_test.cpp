@@ -168,6 +168,23 @@ TEST(gpu_query, calibration_cache) {
     ASSERT_TRUE(cal.has_value());
     EXPECT_DOUBLE_EQ((*cal)["mem_gbs"].get<double>(), 4250.5);
 
+    // Which GPU the runs use: the first of CUDA_VISIBLE_DEVICES, by index or uuid prefix.
+    gpu_record g;
+    g.uuid = uuid;
+    const char* old_cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+    const std::string saved_cvd = old_cvd ? old_cvd : "";
+    ::setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+    gpu_record g0 = g, g1;
+    g0.index = 0;
+    g1.index = 1;
+    g1.uuid = "GPU-other";
+    EXPECT_EQ(visible_gpu({g0, g1})->uuid, g1.uuid);
+    ::setenv("CUDA_VISIBLE_DEVICES", "", 1);
+    EXPECT_FALSE(visible_gpu({g0, g1}).has_value());
+    ::unsetenv("CUDA_VISIBLE_DEVICES");
+    EXPECT_EQ(visible_gpu({g0, g1})->uuid, g0.uuid);
+    if (old_cvd) ::setenv("CUDA_VISIBLE_DEVICES", saved_cvd.c_str(), 1);
+
     write_file_atomic(calibration_path(uuid), "{not json");
     EXPECT_NE(error_of([&] { read_calibration(uuid); }).find("not valid JSON"), std::string::npos);
     write_file_atomic(calibration_path(uuid), R"({"mem_gbs": -1})");
