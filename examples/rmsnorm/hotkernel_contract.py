@@ -65,13 +65,25 @@ MAX_ROTATE_K = 256
 # Warm-up "auto": at least WARMUP_MIN_S, then until the median pass time of the last window
 # matches the window before it within WARMUP_STEADY (clocks ramping, caches filling, lazy
 # compilation and cudagraph recording all show as a drift), at most WARMUP_MAX_S. The floor is
-# measured: on an H200 a 0.5 GB/call gelu read 4% faster after 0.1 s than in the steady state
-# reached by 0.5 s (510.6 us against torch.profiler's 532.2 us), a drift too slow for any
-# window test to see; triton's 25 ms warm-up was 30% off (triton#2306).
-WARMUP_MIN_S = 0.5
+# measured on an H200 (bench/results/h200-2026-11-30-b): a 45 us gelu is steady from the first
+# replay on a GPU busy within the last seconds (as in a bench/verify, runs back to back), A/A
+# verifies with 0.2 s stayed inconclusive, and a 0.5 GB/call gelu moves +-3% between back-to-back
+# half-second blocks whatever the warm-up (fidelity_probe); each 0.1 s here costs 0.2 s a pair.
+# triton's 25 ms warm-up was 30% off on a cold GPU (triton#2306): the window test catches that.
+WARMUP_MIN_S = 0.25
 WARMUP_MAX_S = 1.0
 WARMUP_WINDOW_S = 0.1
 WARMUP_STEADY = 0.005
+
+# A sample of long calls is cut to about REPLAY_BUDGET_S of calls (whole passes over the K sets,
+# at least one): a 0.5 ms call needs ~20 calls a sample, not 100, to be far above the events'
+# resolution and the graph's launch, and a run of it saves ~0.4 s. Calls shorter than
+# REPLAY_BUDGET_S / iters keep `iters`.
+REPLAY_BUDGET_S = 0.01
+# Before each timed graph replay a spin of this many SM cycles (~25 us) is queued, so the start
+# event fires when the spin ends with the replay already queued behind it: an idle GPU would
+# otherwise count the host's launch latency into the sample (nvbench's blocking kernel).
+START_SPIN_CYCLES = 50000
 
 DEFAULTS = {"seed": 0, "iters": 100, "samples": 10, "warmup_s": "auto", "timer": "auto",
             "device": "auto", "dtype": "bf16"}
@@ -613,13 +625,14 @@ def warmup_settled(marks, seconds):
     return b > 0 and abs(a / b - 1) <= WARMUP_STEADY
 
 
-def warm_up(fn, sets, seconds, sync, clock=time.perf_counter):
+def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None):
     """First call (compilation, autotuning) finishes before the clock starts; then passes over
-    all rotated sets until warmup_settled (clocks settle). Returns the warm-up time spent [s]."""
+    all rotated sets until warmup_settled (clocks settle). Returns the warm-up time spent [s];
+    `marks`, a list, gets each pass's (time since start, duration)."""
     fn(*sets[0])
     sync()
     t0 = clock()
-    marks = []
+    marks = [] if marks is None else marks
     while True:
         p0 = clock()
         for s in sets:
@@ -629,6 +642,26 @@ def warm_up(fn, sets, seconds, sync, clock=time.perf_counter):
         marks.append((now - t0, now - p0))
         if warmup_settled(marks, seconds):
             return now - t0
+
+
+def calls_for(calls, k, marks):
+    """Calls per sample after a warm-up whose passes (over the k sets) are `marks`: `calls`, or
+    fewer whole passes when a sample of them would last over REPLAY_BUDGET_S. Pure."""
+    if not marks or k <= 0:
+        return calls
+    passes = sorted(p for _, p in marks)
+    per_call = passes[len(passes) // 2] / float(k)
+    if per_call <= 0 or per_call * calls <= REPLAY_BUDGET_S:
+        return calls
+    want = max(1, int(math.ceil(REPLAY_BUDGET_S / per_call - 1e-9)))
+    return min(calls, int(math.ceil(want / float(k)) * k))
+
+
+def start_spin():
+    """Queues START_SPIN_CYCLES of spin on the current stream (nothing without torch.cuda._sleep)."""
+    spin = getattr(torch.cuda, "_sleep", None)
+    if spin is not None:
+        spin(START_SPIN_CYCLES)
 
 
 def time_cuda_graph(fn, sets, calls, samples):
@@ -657,6 +690,7 @@ def time_cuda_graph(fn, sets, calls, samples):
     for _ in range(samples):
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
+        start_spin()
         a.record()
         graph.replay()
         b.record()
@@ -818,11 +852,13 @@ class Session:
                 res["error"] = _error_fields(first)
                 res["checked"].append("check_set")
                 sync = self._sync
+                marks = []
                 try:
-                    res["warmup_s"] = round(warm_up(fn, self.timed_sets, t.warmup_s, sync), 3)
+                    res["warmup_s"] = round(warm_up(fn, self.timed_sets, t.warmup_s, sync, marks=marks), 3)
                 except BaseException as e:
                     raise StageError("call", "during warm-up %s raised %s: %s"
                                      % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                self.calls = res["calls_per_sample"] = calls_for(self.calls, self.k, marks)
                 samples, last, timer, note = self._time(fn)
                 res["samples_ms"] = [round(s, 6) for s in samples]
                 res["ms"] = statistics.median(samples)
