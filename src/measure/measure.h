@@ -35,6 +35,7 @@ struct run_request {
     std::string python;             ///< the resolved interpreter
     double timeout_s = 120;         ///< per-run wall-clock limit [s]
     std::map<std::string, std::string> env;  ///< extra environment for the child
+    bool profile_check = false;     ///< trusted runner: also profile the timed graph (bench's profile_check)
 };
 
 /// "candidate run 3 of 10", "warm-up baseline run 1 of 2", "run 4 of 10" (bench).

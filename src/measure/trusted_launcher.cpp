@@ -137,7 +137,9 @@ process_result trusted_launcher::launch(const run_request& req, process_runner& 
     const std::uint32_t check_seed = rd() & 0x7fffffff;
     // The nonce and the hidden check seed go on stdin, which the runner reads and closes before
     // the candidate is imported; the environment is readable by anything in the process.
-    spec.stdin_data = dump_line(json{{"nonce", nonce}, {"check_seed", check_seed}}) + "\n";
+    json secret{{"nonce", nonce}, {"check_seed", check_seed}};
+    if (req.profile_check) secret["profile_check"] = true;
+    spec.stdin_data = dump_line(secret) + "\n";
     process_result res = runner.run(spec, cancel);
     // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
     std::string script_out = trim(tail_text(res.stdout_text, 600));

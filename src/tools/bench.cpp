@@ -15,6 +15,36 @@
 namespace hotkernel {
 namespace {
 
+// The timer against torch.profiler on the same graph replays, over the runs that had both.
+void summarize_profile_check(const std::vector<run_record>& runs, json& result, json& warnings) {
+    std::vector<double> ratio, busy_ratio, span, kernel;
+    for (const auto& r : runs) {
+        if (!r.line.is_object() || !r.line.contains("profile_check")) continue;
+        const json& p = r.line["profile_check"];
+        if (p.contains("ms_over_span") && p["ms_over_span"].is_number()) ratio.push_back(p["ms_over_span"].get<double>());
+        if (p.contains("ms_over_busy") && p["ms_over_busy"].is_number()) busy_ratio.push_back(p["ms_over_busy"].get<double>());
+        if (p.contains("span_per_call_ms") && p["span_per_call_ms"].is_number())
+            span.push_back(p["span_per_call_ms"].get<double>());
+        if (p.contains("kernel_median_ms") && p["kernel_median_ms"].is_number())
+            kernel.push_back(p["kernel_median_ms"].get<double>());
+    }
+    if (ratio.empty()) {
+        warnings.push_back("profile_check: no run reported a profile of its timed graph (it needs the trusted runner, "
+                           "a GPU and the CUDA-graph timer)");
+        return;
+    }
+    result["profile_check"] = json{{"runs", ratio.size()},
+                                   {"ms_over_span_median", summarize(ratio).median},
+                                   {"ms_over_kernel_busy_median",
+                                    busy_ratio.empty() ? json(nullptr) : json(summarize(busy_ratio).median)},
+                                   {"span_per_call_ms_median", summarize(span).median},
+                                   {"kernel_median_ms", kernel.empty() ? json(nullptr) : json(summarize(kernel).median)},
+                                   {"how", "each run replayed its timed graph twice under torch.profiler after its "
+                                           "samples; span = first kernel start to last kernel end over the calls "
+                                           "(gaps between calls included), kernel busy = time any kernel ran, per "
+                                           "call (the profiler's kernel time)"}};
+}
+
 json bench_handler(const json& args, tool_context& ctx) {
     namespace fs = std::filesystem;
     const std::string script = args.at("script").get<std::string>();
@@ -32,6 +62,7 @@ json bench_handler(const json& args, tool_context& ctx) {
     // Protocol-3 targets run under the trusted runner; every run is forked from a warm
     // interpreter unless warm=false or forking is unsafe (the result says which).
     auto launcher = make_warm_launcher(make_launcher_for({script}), args.at("warm").get<bool>());
+    launcher->prestart(python, script, *ctx.runner);  // its imports start now, not at the first run
 
     std::vector<run_record> runs;
     std::vector<double> samples;
@@ -40,7 +71,8 @@ json bench_handler(const json& args, tool_context& ctx) {
     ctx.progress(0, static_cast<double>(n), "starting");
     for (std::size_t i = 1; i <= n; ++i) {
         run_request req{.script = script, .args = script_args, .role = "bench", .index = i, .total = n,
-                        .python = python, .timeout_s = timeout_s, .env = {}};
+                        .python = python, .timeout_s = timeout_s, .env = {},
+                        .profile_check = args.at("profile_check").get<bool>()};
         run_record r = run_once(req, *ctx.runner, ctx.cancel, *launcher);
         samples.push_back(r.ms);
         lines.push_back(r.line);
@@ -138,6 +170,7 @@ json bench_handler(const json& args, tool_context& ctx) {
             break;
         }
 
+    if (args.at("profile_check").get<bool>()) summarize_profile_check(runs, result, warnings);
     {
         // bench asks nvidia-smi nothing (it stays quick): the fastest reading is the reference.
         std::vector<const run_record*> all;
@@ -194,7 +227,13 @@ tool_spec bench_tool() {
     param_spec extra = make_param("args", param_type::string_array,
                                   "Extra arguments passed to the script after its path (default none)");
     param_spec warm = warm_param();
-    t.params = {script, n, timeout, extra, warm};
+    param_spec prof = make_param(
+        "profile_check", param_type::boolean,
+        "Also replay each run's timed CUDA graph under torch.profiler and report the kernels' time per call beside "
+        "ms (profile_check: ms over the profiler's kernel busy time and span per call; ~3.5 s more a run for starting "
+        "the profiler; trusted runner on a GPU only; default false)");
+    prof.default_value = false;
+    t.params = {script, n, timeout, extra, warm, prof};
     t.output_schema = json{
         {"type", "object"},
         {"required", {"n", "mean_ms", "std_ms", "min_ms", "median_ms", "samples_ms", "runs", "self_reported", "warnings"}},

@@ -101,8 +101,9 @@ json calibrate_handler(const json& args, tool_context& ctx) {
              {"bf16_tflops", m.value("bf16_tflops", json())},
              {"measured_at", utc_now_iso()},
              {"method", m.value("method", std::string())},
-             {"torch", m.value("torch", json())}};
-    json details{{"copies", m.value("copies", json())}, {"matmul", m.value("matmul", json())},
+             {"torch", m.value("torch", json())},
+             {"graph_node_gap_us", m.value("graph_node_gap_us", json())}};
+    json details{{"graph_gap", m.value("graph_gap", json())}, {"copies", m.value("copies", json())}, {"matmul", m.value("matmul", json())},
                  {"copy_bytes_per_buffer", m.value("copy_bytes_per_buffer", json())}, {"l2_bytes", m.value("l2_bytes", json())},
                  {"timer_source", m.value("timer_source", json())}};
     json file = cal;
@@ -140,6 +141,9 @@ std::string calibrate_render(const json& r) {
         if (r.contains("bf16_pct_of_spec")) out += fmt::format(", {:.0f}% of the datasheet's {:.0f}", r["bf16_pct_of_spec"].get<double>(), r["spec_bf16_tflops"].get<double>());
         out += "\n";
     }
+    if (r.contains("graph_node_gap_us") && r["graph_node_gap_us"].is_number())
+        out += fmt::format("CUDA-graph node gap: {:.3f} us (part of every graph-timed call's ms; see docs/measurement.md)\n",
+                           r["graph_node_gap_us"].get<double>());
     out += "method: " + r.value("method", std::string()) + "\n";
     out += "cached at " + r.value("path", std::string()) + " (roofline uses it for attainable_ms_measured)\n";
     for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
@@ -157,6 +161,8 @@ tool_spec calibrate_tool() {
         "samples), the bandwidth of a large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) "
         "and the rate of a 8192^3 bf16 matrix product, and cache them per GPU UUID under the cache folder "
         "(calibration/<uuid>.json). roofline then reports attainable_ms_measured without being told measured_mem_gbs. "
+        "It also reports the gap a CUDA graph leaves between two dependent tiny kernels (against torch.profiler): "
+        "what a graph-timed call of a few microseconds reads above its kernel time. "
         "Takes about 10-30 s; needs an NVIDIA GPU and torch with CUDA in the user's interpreter.";
     t.params = {
         {.name = "gpu", .type = param_type::integer, .description = "Index of the GPU to measure, as nvidia-smi numbers them (default 0)",
@@ -176,6 +182,11 @@ tool_spec calibrate_tool() {
           {"measured_at", {{"type", "string"}}},
           {"method", {{"type", "string"}}},
           {"torch", {{"type", {"string", "null"}}}},
+          {"graph_node_gap_us",
+           {{"type", {"number", "null"}},
+            {"description", "replay period per node of a CUDA graph of tiny kernels minus torch.profiler's kernel "
+                            "duration (us, median over three kernels): what a graph-timed tiny call reads above its "
+                            "kernel time; reported, not subtracted"}}},
           {"path", {{"type", "string"}}},
           {"mem_pct_of_spec", {{"type", "number"}}},
           {"bf16_pct_of_spec", {{"type", "number"}}},
