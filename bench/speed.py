@@ -155,13 +155,77 @@ def profiler_kernel_ms(python, shapes):
     return {}
 
 
-def scaffold(binary, python, tmp, shape, name):
+def mcp_verifies(binary, python, pairs, timeout=600):
+    """Runs verify for each (baseline, candidate) through one `hotkernel mcp` session, as an agent
+    does: [(result or None, wall seconds)]. The fork server of the first call is kept for the next."""
+    env = dict(os.environ, HOTKERNEL_PYTHON=python)
+    proc = subprocess.Popen([binary, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=env, text=True)
+    timer = __import__("threading").Timer(timeout, proc.kill)
+    timer.start()
+    ids = iter(range(1, 1000))
+
+    def request(method, params):
+        msg_id = next(ids)
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}) + "\n")
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                return None
+            m = json.loads(line)
+            if m.get("id") == msg_id:
+                return m
+
+    out = []
+    try:
+        request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
+                               "clientInfo": {"name": "bench/speed.py", "version": "1"}})
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        for base, cand in pairs:
+            t0 = time.perf_counter()
+            m = request("tools/call", {"name": "verify", "arguments": {"baseline": base, "candidate": cand}})
+            wall = time.perf_counter() - t0
+            res = ((m or {}).get("result") or {}).get("structuredContent")
+            if res is None:
+                FAILED.append("mcp verify gave no result: %s" % json.dumps(m)[:400])
+            out.append((res, wall))
+    finally:
+        timer.cancel()
+        try:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        except Exception:  # noqa: BLE001
+            proc.kill()
+    return out
+
+
+def scaffold(binary, python, tmp, shape, name, warmup_s=None):
     d = os.path.join(tmp, name)
     res, _, err = hk(["new", "torch.nn.functional:gelu", "--shape", shape, "--out-dir", d, "--name", name,
                       "--device", "cuda"], binary, python=python)
     if not res:
         return None
-    return os.path.join(d, name + "_baseline.py"), os.path.join(d, name + "_candidate.py")
+    files = os.path.join(d, name + "_baseline.py"), os.path.join(d, name + "_candidate.py")
+    if warmup_s is not None:  # an experiment: a fixed warm-up instead of "auto", in both files
+        for f in files:
+            with open(f) as fh:
+                text = fh.read()
+            write(f, text.replace('"warmup_s": "auto"', '"warmup_s": %s' % json.dumps(warmup_s)))
+    return files
+
+
+def phase_medians(res):
+    """Median of each phase over a bench/verify result's runs, plus the runs' wall time."""
+    runs = res.get("runs") or []
+    ph = [((r.get("line") or {}).get("phases_s") or {}) for r in runs]
+    keys = []
+    for p in ph:
+        keys += [k for k in p if k not in keys]
+    med = {k: round(statistics.median(p.get(k, 0) for p in ph), 3) for k in keys}
+    if runs:
+        med["run_wall"] = round(statistics.median(r.get("wall_s", 0) for r in runs), 3)
+    return med
 
 
 def extra_work_candidate(cand, rows, fraction):
@@ -178,41 +242,52 @@ def extra_work_candidate(cand, rows, fraction):
     return write(path, new)
 
 
-def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "large")):
-    res, wall, err = hk(["calibrate"], binary, python=python, timeout=900)
+def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "large"), sections=None,
+             warmup_s=None):
+    sections = sections or {"calibrate", "fidelity", "real", "mcp", "aa"}
+    res, wall = None, 0
+    if "calibrate" in sections:
+        res, wall, err = hk(["calibrate"], binary, python=python, timeout=900)
     if res:
         out["calibrate"] = {k: res.get(k) for k in ("gpu", "uuid", "mem_gbs", "bf16_tflops", "method", "mem_pct_of_spec",
-                                                    "bf16_pct_of_spec")}
+                                                    "bf16_pct_of_spec", "graph_node_gap_us")}
+        out["calibrate"]["graph_gap"] = (res.get("details") or {}).get("graph_gap")
         out["calibrate"]["wall_s"] = wall
-        log("calibrate %s: streaming copy %.0f GB/s, bf16 matmul %s TFLOPS (%.0f s)"
-            % (res.get("gpu"), res["mem_gbs"], "%.0f" % res["bf16_tflops"] if res.get("bf16_tflops") else "n/a", wall))
+        log("calibrate %s: streaming copy %.0f GB/s, bf16 matmul %s TFLOPS, CUDA-graph node gap %s us %s (%.0f s)"
+            % (res.get("gpu"), res["mem_gbs"], "%.0f" % res["bf16_tflops"] if res.get("bf16_tflops") else "n/a",
+               res.get("graph_node_gap_us"), out["calibrate"]["graph_gap"], wall))
     tmp = tempfile.mkdtemp(prefix="hk-speed-gpu-")
     # gelu bf16: 1Mi elements ~2.8 us, 4096x8192 ~45 us, 49152x8192 ~540 us on an H200.
     sizes = [("small", "1024x1024", 1024), ("medium", "4096x8192", 4096), ("large", "49152x8192", 49152)]
     fid = []
     scaffolds = {}
-    truth = profiler_kernel_ms(python, [shape for _, shape, _ in sizes])
+    truth = profiler_kernel_ms(python, [shape for _, shape, _ in sizes]) if "fidelity" in sections else {}
     for label, shape, rows in sizes:
-        sc = scaffold(binary, python, tmp, shape, "gelu_" + label)
+        sc = scaffold(binary, python, tmp, shape, "gelu_" + label, warmup_s)
         if not sc:
             continue
         scaffolds[label] = (sc, rows)
-        b, _, _ = hk(["bench", sc[0], "--n", "3"], binary, python=python)
+        if "fidelity" not in sections:
+            continue
+        b, _, _ = hk(["bench", sc[0], "--n", "3", "--profile-check"], binary, python=python)
         prof_ms = truth.get(shape)
         if b and prof_ms:
             rep = b["median_ms"]
+            pc = b.get("profile_check") or {}
             fid.append({"size": label, "shape": shape, "reported_ms": rep, "profiler_kernel_ms": prof_ms,
-                        "ratio": rep / prof_ms, "timer": b.get("timer"),
-                        "sample_clocks": b.get("sample_clocks"), "phases_s": ((b.get("runs") or [{}])[-1].get("line") or {}).get("phases_s")})
-            log("fidelity gelu %-10s reported %.4f ms  profiler kernel %.4f ms  ratio %.3f  (timer %s)"
-                % (shape, rep, prof_ms, rep / prof_ms, b.get("timer")))
+                        "ratio": rep / prof_ms, "timer": b.get("timer"), "in_process": pc,
+                        "sample_clocks": b.get("sample_clocks"), "phases_s": phase_medians(b)})
+            log("fidelity gelu %-10s reported %.4f ms  profiler kernel %.4f ms  ratio %.3f  (timer %s); same process: "
+                "ms/profiler kernel busy %s, ms/span %s; phases %s"
+                % (shape, rep, prof_ms, rep / prof_ms, b.get("timer"), pc.get("ms_over_kernel_busy_median"),
+                   pc.get("ms_over_span_median"), phase_medians(b)))
     out["fidelity"] = fid
     # The issue's bar: within 10% at ~3 us, 3% at ~50 us, 2% at ~500 us.
     for row, tol in zip(fid, (0.10, 0.03, 0.02)):
         if abs(row["ratio"] - 1) > tol:
             FAILED.append("timer fidelity %s: reported/profiler = %.3f, outside +-%.0f%%" % (row["shape"], row["ratio"], tol * 100))
     real = []
-    for label in real_sizes:
+    for label in (real_sizes if "real" in sections else ()):
         if label not in scaffolds:
             continue
         (base, cand), rows = scaffolds[label]
@@ -225,10 +300,28 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
             if res:
                 launcher = (res.get("measurement") or {}).get("launcher", res.get("launcher"))
                 real.append({"size": label, "extra_work_pct": frac * 100, "true_diff_pct": true_pct,
-                             "verdict": res.get("verdict"), "wall_s": wall, "launcher": launcher})
-                log("real %-7s +%.0f%% work (measured %+.2f%%): verdict %s in %.1f s [%s] %s"
+                             "verdict": res.get("verdict"), "wall_s": wall, "launcher": launcher, "n": res.get("n"),
+                             "phases_s": phase_medians(res)})
+                log("real %-7s +%.0f%% work (measured %+.2f%%): verdict %s in %.1f s, %s pairs [%s] %s; phases %s"
                     % (label, frac * 100, true_pct if true_pct is not None else float("nan"), res.get("verdict"), wall,
-                       launcher, " ".join(verify_args)))
+                       res.get("n"), launcher, " ".join(verify_args), phase_medians(res)))
+    if "mcp" in sections and "large" in scaffolds:
+        # An agent's session: the same verifies through one MCP server, whose fork server outlives
+        # the first call (no imports from the second call on).
+        (base, cand), rows = scaffolds["large"]
+        c2 = extra_work_candidate(cand, rows, 0.02)
+        c1 = extra_work_candidate(cand, rows, 0.01)
+        for i, ((res, wall), frac) in enumerate(zip(mcp_verifies(binary, python, [(base, c2), (base, c2), (base, c1)]),
+                                                    (0.02, 0.02, 0.01))):
+            if not res:
+                continue
+            m = res.get("measurement") or {}
+            reused = (m.get("fork_server") or res.get("fork_server") or {}).get("reused")
+            real.append({"size": "large", "extra_work_pct": frac * 100, "verdict": res.get("verdict"), "wall_s": wall,
+                         "via": "mcp call %d" % (i + 1), "n": res.get("n"), "fork_server_reused": reused,
+                         "phases_s": phase_medians(res)})
+            log("mcp call %d: large +%.0f%% work: verdict %s in %.1f s, %s pairs, fork server reused: %s; phases %s"
+                % (i + 1, frac * 100, res.get("verdict"), wall, res.get("n"), reused, phase_medians(res)))
     out["real_verdicts"] = real
     for r in real:
         if r["verdict"] != "slower":
@@ -236,7 +329,7 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
         limit = 10 if r["extra_work_pct"] >= 2 else 20
         if r["wall_s"] > limit:
             FAILED.append("real %s +%.0f%% work: %.1f s to verdict, over %d s" % (r["size"], r["extra_work_pct"], r["wall_s"], limit))
-    if "medium" in scaffolds:
+    if "medium" in scaffolds and "aa" in sections:
         (base, cand), _ = scaffolds["medium"]
         verdicts, walls = [], []
         for i in range(aa_runs):
@@ -244,12 +337,9 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
             if res:
                 verdicts.append(res.get("verdict"))
                 walls.append(wall)
-                ph = [((r.get("line") or {}).get("phases_s") or {}) for r in res.get("runs", [])]
-                med = {k: round(statistics.median(p.get(k, 0) for p in ph), 3) for k in (ph[0] if ph else {})}
-                log("A/A %d: %s, n=%s, %.1f s; run wall median %.2f s; phases %s; clocks %s"
-                    % (i + 1, res.get("verdict"), res.get("n"), wall,
-                       statistics.median(r.get("wall_s", 0) for r in res.get("runs", [])) if res.get("runs") else 0,
-                       med, {k: (res.get("sample_clocks") or {}).get(k) for k in ("median_mhz", "min_mhz", "throttled_samples")}))
+                log("A/A %d: %s, n=%s, %.1f s; phases %s; clocks %s"
+                    % (i + 1, res.get("verdict"), res.get("n"), wall, phase_medians(res),
+                       {k: (res.get("sample_clocks") or {}).get(k) for k in ("median_mhz", "min_mhz", "throttled_samples")}))
         out["aa"] = {"runs": aa_runs, "verdicts": {v: verdicts.count(v) for v in set(verdicts)},
                      "median_wall_s": statistics.median(walls) if walls else None}
         if verdicts.count("inconclusive") < 0.9 * aa_runs:
@@ -274,6 +364,10 @@ def main():
     ap.add_argument("--real-sizes", default="medium,large",
                     help="gelu sizes for the +2%%/+1%% verdicts (medium's smallest extra kernel is ~+5%%; large's are "
                     "near +2%%/+1%%)")
+    ap.add_argument("--sections", default="calibrate,fidelity,real,mcp,aa",
+                    help="GPU sections to run (default all: calibrate,fidelity,real,mcp,aa)")
+    ap.add_argument("--warmup-s", type=float, default=None,
+                    help="experiment: a fixed warm-up in the scaffolded targets instead of \"auto\"")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     binary = os.path.abspath(a.bin)
@@ -286,7 +380,8 @@ def main():
         synthetic_verdicts(binary, out, a.trials)
         startup(binary, out)
     if a.gpu:
-        gpu_part(binary, pythons[-1], out, a.aa_runs, a.verify_args.split(), a.real_sizes.split(","))
+        gpu_part(binary, pythons[-1], out, a.aa_runs, a.verify_args.split(), a.real_sizes.split(","),
+                 set(a.sections.split(",")), a.warmup_s)
     out["failed"] = FAILED
     for f in FAILED:
         log("FAILED: " + f)
