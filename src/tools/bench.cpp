@@ -170,7 +170,13 @@ json bench_handler(const json& args, tool_context& ctx) {
             break;
         }
 
-    if (args.at("profile_check").get<bool>()) summarize_profile_check(runs, result, warnings);
+    if (args.at("profile_check").get<bool>()) {
+        if (launcher->trusted())
+            summarize_profile_check(runs, result, warnings);
+        else  // a script's own line could say anything here
+            warnings.push_back("profile_check needs the trusted runner (a protocol-3 target made by `new`); this script "
+                               "reports its own times, so nothing was profiled");
+    }
     {
         // bench asks nvidia-smi nothing (it stays quick): the fastest reading is the reference.
         std::vector<const run_record*> all;

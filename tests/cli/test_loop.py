@@ -80,6 +80,15 @@ def test_bench_warns_about_noise_and_failed_checks(tmp_path):
     assert "cv" in text
 
 
+def test_profile_check_is_the_harness_s_own_and_says_when_it_could_not_run(tmp_path):
+    # A plain script's line cannot supply the cross-check: only the trusted runner profiles.
+    s = write_script(tmp_path, "k.py", extra='line["profile_check"] = {"ms_over_span": 1.0, "span_per_call_ms": 1.0}')
+    out = hk_json("bench", s, "--n", "2", "--profile-check")
+    assert "profile_check" not in out
+    assert any("profile_check needs the trusted runner" in w for w in out["warnings"])
+    assert not any("profile_check" in w for w in hk_json("bench", s, "--n", "2")["warnings"])
+
+
 def verdict_of(base, cand, n=10, warmup=0, trial=0, *extra):
     out = hk_json("verify", base, cand, "--n", str(n), "--warmup", str(warmup), *extra, env={"HK_TRIAL": str(trial)})
     return out

@@ -3,6 +3,7 @@ import hashlib
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -186,3 +187,21 @@ def test_missing_required_option_is_a_usage_error(work):
     r = subprocess.run([str(BIN), "new", "torch.nn.functional:gelu"], cwd=str(work), capture_output=True, text=True,
                        timeout=60)
     assert r.returncode == 2 and "shape" in r.stderr
+
+
+def test_trusted_bench_reports_where_each_run_went_and_what_it_could_not_profile(py, work):
+    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "8x64", "--iters", "5", "--out-dir", "t", cwd=work)
+    assert rc == 0, err
+    r = subprocess.run([str(BIN), "bench", "t/gelu_baseline.py", "--n", "2", "--profile-check", "--python", py,
+                        "--json"], cwd=str(work), capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["trusted"] is True and "profile_check" not in out
+    assert any("no run reported a profile of its timed graph" in w for w in out["warnings"])  # CPU: no graph
+    for run in out["runs"]:
+        ph = run["line"]["phases_s"]
+        assert {"prepare", "check", "warmup", "timing_and_checks", "in_runner"} <= set(ph)
+        assert ph["in_runner"] <= run["wall_s"] + 0.05
+        if "process_age" in ph:  # from /proc: the fork (or exec) came before the runner started
+            assert ph["in_runner"] - 0.05 <= ph["process_age"] <= run["wall_s"] + 0.05
+        assert run["line"]["calls_per_sample"] % run["line"]["rotate_k"] == 0
