@@ -40,7 +40,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 # The per-sample SM clock probe: 200k cycles is ~0.1 ms at 2 GHz, long against the events' ~0.5 us
 # resolution.
 CLOCK_PROBE_CYCLES = 200000
-# Graph replays on fresh values after the timed replays, each checked call by call.
+# Graph replays on fresh values, at random places among the timed ones, each checked call by call.
 VERIFY_REPLAYS = 2
 # Memory allowed for the held outputs of one sample.
 HOLD_BUDGET_BYTES = 4 << 30

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <system_error>
 
@@ -85,7 +84,7 @@ std::pair<std::string, std::vector<std::string>> run_query(process_runner& runne
         std::string joined;
         for (const auto& f : fields) joined += (joined.empty() ? "" : ",") + f;
         args.push_back("--query-gpu=" + joined);
-        args.push_back("--format=csv,noheader,nounits");
+        args.emplace_back("--format=csv,noheader,nounits");  // push_back trips g++ 12 -Warray-bounds (PR105329)
         process_result r = run_nvidia_smi(runner, cancel, args);
         if (r.exit_code == 0) return {r.stdout_text, fields};
         auto bad = invalid_query_field(r.stdout_text + "\n" + r.stderr_text);

@@ -70,5 +70,4 @@ std::optional<json> read_calibration(const std::string& uuid);
 /// GPU-uuid prefix), the first listed when it is unset, none when it is "" or names no listed GPU.
 std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus);
 
-
 }  // namespace hotkernel

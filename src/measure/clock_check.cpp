@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "stats/summary.h"
+
 namespace hotkernel {
 
 json check_sample_clocks(const std::vector<const run_record*>& runs, double max_sm_clock_mhz) {
@@ -26,9 +28,9 @@ json check_sample_clocks(const std::vector<const run_record*>& runs, double max_
         seen.push_back(std::move(p));
     }
     if (all.empty()) return nullptr;
-    std::sort(all.begin(), all.end());
+    const sample_summary s = summarize(all);
     const bool from_smi = std::isfinite(max_sm_clock_mhz) && max_sm_clock_mhz > 0;
-    const double reference = from_smi ? max_sm_clock_mhz : all.back();
+    const double reference = from_smi ? max_sm_clock_mhz : s.max;
     const double threshold = throttle_fraction * reference;
     std::size_t throttled = 0;
     json where = json::array();
@@ -39,15 +41,13 @@ json check_sample_clocks(const std::vector<const run_record*>& runs, double max_
             where.push_back(fmt::format("{}{} {} ({} of {} samples)", p.run->warmup ? "warm-up " : "", p.run->role,
                                         p.run->index, k, p.mhz.size()));
     }
-    const std::size_t n = all.size();
-    const double median = n % 2 ? all[n / 2] : 0.5 * (all[n / 2 - 1] + all[n / 2]);
     return json{{"reference_mhz", reference},
                 {"reference", from_smi ? "nvidia-smi clocks.max.sm" : "the fastest reading (no maximum clock known)"},
                 {"threshold_mhz", threshold},
-                {"samples", n},
+                {"samples", s.n},
                 {"throttled_samples", throttled},
-                {"min_mhz", all.front()},
-                {"median_mhz", median},
+                {"min_mhz", s.min},
+                {"median_mhz", s.median},
                 {"throttled_runs", where},
                 {"method", "a spin of 200000 SM cycles (clock64) after every timed sample, over its CUDA-event time; "
                            "reads 2-3% under the true clock"}};

@@ -192,10 +192,10 @@ public:
     /// ready: its imports overlap whatever the caller does before the first run.
     void prestart(const std::string& python, const std::filesystem::path& script) {
         if (!m_st.enabled || !m_st.disabled_reason.empty()) return;
-        std::error_code ec;
-        const auto key = std::make_pair(python, std::filesystem::current_path(ec).string());
-        const bool heavy = wants_heavy_imports(script.is_absolute() ? script.string()
-                                                                    : (std::filesystem::path(key.second) / script).string());
+        process_spec spec;  // what the first run's spec will say: `python script`, no cwd of its own
+        spec.argv = {python, script.string()};
+        const auto key = std::make_pair(python, key_cwd(spec));
+        const bool heavy = wants_heavy_imports(script_path(spec));
         if (m_st.servers.contains(key)) return;
         if (auto kept = pool().take(key, heavy)) {
             adopt(key, std::move(kept));
@@ -208,14 +208,11 @@ public:
         const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
         const bool heavy = wants_heavy_imports(script_path(spec));
         if (auto it = m_st.servers.find(key); it != m_st.servers.end()) {
+            warm_launcher::server& srv = *it->second;
             // A light server serving a script that needs torch: replace it by one that imports it.
-            if (it->second->session->alive() && !(it->second->light && heavy))
-                return it->second->ready.is_null() ? await_ready(key, cancel) : it->second.get();
-            if (it->second->ready.is_null()) {  // a prestarted server that died while importing
-                give_up("the fork server " + it->second->session->describe_exit() + " before it was ready" +
-                        stderr_part(*it->second->session));
-                m_st.servers.erase(it);
-                return nullptr;
+            if (!(srv.light && heavy)) {
+                if (srv.ready.is_null()) return await_ready(key, cancel);  // prestarted: ready, or why it died
+                if (srv.session->alive()) return &srv;
             }
             m_st.servers.erase(it);  // died between runs (or too light): start another (bounded below)
         }

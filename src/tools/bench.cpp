@@ -50,6 +50,7 @@ json bench_handler(const json& args, tool_context& ctx) {
     const std::string script = args.at("script").get<std::string>();
     const auto n = args.at("n").get<std::size_t>();
     const double timeout_s = args.at("timeout_s").get<double>();
+    const bool profile_check = args.at("profile_check").get<bool>();
     std::vector<std::string> script_args;
     if (args.contains("args") && args["args"].is_array()) script_args = args["args"].get<std::vector<std::string>>();
 
@@ -72,7 +73,7 @@ json bench_handler(const json& args, tool_context& ctx) {
     for (std::size_t i = 1; i <= n; ++i) {
         run_request req{.script = script, .args = script_args, .role = "bench", .index = i, .total = n,
                         .python = python, .timeout_s = timeout_s, .env = {},
-                        .profile_check = args.at("profile_check").get<bool>()};
+                        .profile_check = profile_check};
         run_record r = run_once(req, *ctx.runner, ctx.cancel, *launcher);
         samples.push_back(r.ms);
         lines.push_back(r.line);
@@ -170,7 +171,7 @@ json bench_handler(const json& args, tool_context& ctx) {
             break;
         }
 
-    if (args.at("profile_check").get<bool>()) {
+    if (profile_check) {
         if (launcher->trusted())
             summarize_profile_check(runs, result, warnings);
         else  // a script's own line could say anything here
