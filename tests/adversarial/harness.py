@@ -41,11 +41,11 @@ def module_flags(path):
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD"):
+            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE"):
                 vals[name] = ast.literal_eval(node.value)
     first = text.splitlines()[0].lstrip("# ").strip() if text else ""
     return {"needs_cuda": bool(vals.get("NEEDS_CUDA", False)), "expect": vals.get("EXPECT", "clean"),
-            "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first}
+            "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first, "dear": bool(vals.get("DEAR_BASELINE"))}
 
 
 def read_target(path):
@@ -70,10 +70,10 @@ def write_target(path, target):
     raise ValueError("%s has no TARGET" % path)
 
 
-def scaffold(out_dir, python, device, shape, iters, samples, warmup_s, timeout=600):
-    """`hotkernel new` for F.gelu in fp32; returns the baseline path. Fewer samples and a short
-    warm-up keep the CPU suite fast; both files keep one definition."""
-    cmd = [binary(), "--python", python, "--json", "new", "--from", "torch.nn.functional:gelu", "--shape", shape,
+def scaffold(out_dir, python, device, shape, iters, samples, warmup_s, timeout=600, fn="torch.nn.functional:gelu"):
+    """`hotkernel new` for `fn` (F.gelu) in fp32; returns the baseline path. Fewer samples and a
+    short warm-up keep the CPU suite fast; both files keep one definition."""
+    cmd = [binary(), "--python", python, "--json", "new", "--from", fn, "--shape", shape,
            "--dtype", "fp32", "--device", device, "--iters", str(iters), "--name", "gelu", "--out-dir", str(out_dir),
            "--force"]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
@@ -85,6 +85,37 @@ def scaffold(out_dir, python, device, shape, iters, samples, warmup_s, timeout=6
     for f in (base, Path(out_dir) / "gelu_candidate.py"):
         write_target(f, target)
     return base
+
+
+DEAR_GELU = """import torch.nn.functional as F
+
+
+def dear_gelu(x):
+    y = x
+    for _ in range(40):  # a kernel far dearer than a copy of its output
+        y = F.gelu(x)
+    return y
+"""
+
+
+def scaffold_dear(out_dir, python, device, shape, iters, samples, warmup_s):
+    """A gelu target whose baseline costs ~40 copies of its output (for copy_repeats)."""
+    out_dir = Path(out_dir) / "dear"
+    out_dir.mkdir(exist_ok=True)
+    (out_dir / "dear.py").write_text(DEAR_GELU)
+    return scaffold(out_dir, python, device, shape, iters, samples, warmup_s, fn=str(out_dir / "dear.py") + ":dear_gelu")
+
+
+def judge_gains_nothing(res):
+    """(ok, why) for copy_repeats against the dear baseline: no `faster`, and not under 0.8x the
+    baseline's time (handing out copies on repeated sets would read ~0.5x or less)."""
+    if res is None:
+        return False, "verify failed"
+    c, b = res.get("candidate", {}), res.get("baseline", {})
+    ratio = c.get("mean_ms", 0) / b["mean_ms"] if b.get("mean_ms") else 0.0
+    same_k = all(r["line"].get("calls_per_sample") == r["line"].get("rotate_k") for r in res.get("runs", []))
+    return (res.get("verdict") != "faster" and ratio >= 0.8 and same_k,
+            "verdict %s, candidate/baseline time %.3f, one set per call %s" % (res.get("verdict"), ratio, same_k))
 
 
 def make_candidate(out_dir, body_path, baseline):

@@ -43,6 +43,8 @@ def test_cheat_is_caught(target, body):
     flags = harness.module_flags(body)
     if flags["needs_cuda"]:
         pytest.skip("%s needs CUDA: run tests/gpu/check_cheats.py on the GPU" % body.stem)
+    if flags["dear"]:
+        pytest.skip("%s is judged against a dear baseline: test_copying_repeated_inputs_gains_nothing" % body.stem)
     rc, res, err = _run(target, body)
     ok, why = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
     assert ok, "%s (%s) was not %s: %s" % (body.stem, flags["what"], flags["expect"], why)
@@ -61,6 +63,21 @@ def test_honest_candidate_passes_clean(target, body):
     assert ok, "honest candidate %s raised a false alarm: %s" % (body.stem, why)
     cand_runs = [r for r in res["runs"] if r["role"] == "candidate"]
     assert cand_runs and all(r["line"].get("trusted") for r in cand_runs), "runs did not go through the trusted runner"
+
+
+def test_copying_repeated_inputs_gains_nothing(tmp_path):
+    # copy_repeats against a baseline that costs ~40 copies: if a sample repeated an input set,
+    # every repeat would be a cheap copy and the cheat a clean `faster` (it was, before each call
+    # got a set of its own: 48 calls over 24 sets). Now it computes every call.
+    py = harness.torch_python()
+    if py is None:
+        pytest.skip("no interpreter with torch: set HOTKERNEL_TORCH_PYTHON")
+    base = harness.scaffold_dear(tmp_path, py, device="cpu", shape="128x128", iters=48, samples=5, warmup_s=0.1)
+    cand = harness.make_candidate(base.parent, harness.CHEATS / "copy_repeats.py", base)
+    rc, res, err = harness.verify(py, base, cand, n=3, warmup=0, timeout_s=300, env=ENV)
+    assert rc == 0 and res is not None, err
+    ok, why = harness.judge_gains_nothing(res)
+    assert ok, why
 
 
 def test_every_cheat_in_issue_6_has_a_candidate():

@@ -49,7 +49,8 @@ def test_blank_candidate_passes_and_prints_the_whole_line(py, gelu):
     assert line["timer"] == "cpu" and line["device"] == "cpu" and line["dtype"] == "bf16"
     assert line["iters"] == 5 and line["seed"] == 0 and len(line["samples_ms"]) == 10
     assert line["ms"] > 0 and line["ms"] == pytest.approx(statistics.median(line["samples_ms"]), rel=1e-3)
-    assert line["calls_per_sample"] % line["rotate_k"] == 0 and line["calls_per_sample"] >= 5
+    # every call of a sample has a set of its own, and there are enough sets to keep caches cold
+    assert line["calls_per_sample"] == line["rotate_k"] >= max(5, line["cache_k"])
     assert line["shapes"] == {"x": [64, 128], "out": [64, 128]}
     e = line["error"]
     assert set(["max_abs", "rel", "atol", "rtol"]) <= set(e) and e["rtol"] == 0.016 and 0 < e["tol_used"] <= 1
@@ -176,13 +177,22 @@ assert hk.warmup_settled(marks([0.002 * (1 - 0.3 * min(1.0, i / 350.0)) for i in
 assert hk.warmup_settled(marks([0.1] * 10), "auto")         # 1 s of slow passes: the cap
 assert not hk.warmup_settled(marks([0.1] * 6), "auto")      # slow passes: not three a window yet
 assert hk.warmup_settled(steady, 0.1) and not hk.warmup_settled(steady, 0.7)
-# Long calls get fewer calls a sample (whole passes over k sets, ~REPLAY_BUDGET_S a sample).
+# Long calls get fewer calls a sample (~REPLAY_BUDGET_S a sample), never fewer than the k sets
+# that keep caches cold (the passes in `marks` go over those k sets).
 budget = hk.REPLAY_BUDGET_S
 assert hk.calls_for(100, 2, marks([2 * budget / 100] * 5)) == 100          # 1x the budget: as is
 assert hk.calls_for(100, 2, marks([2 * budget / 10] * 5)) == 10            # 10x: a tenth
-assert hk.calls_for(99, 3, marks([3 * budget / 10] * 5)) == 12             # whole passes of 3
-assert hk.calls_for(100, 2, marks([10 * budget] * 5)) == 2                 # at least one pass
+assert hk.calls_for(99, 3, marks([3 * budget / 10] * 5)) == 10             # not rounded to passes any more
+assert hk.calls_for(100, 2, marks([10 * budget] * 5)) == 2                 # at least the k sets
+assert hk.calls_for(100, 40, marks([40 * budget / 10] * 5)) == 40          # ... even when the budget wants 10
 assert hk.calls_for(100, 2, []) == 100 and hk.calls_for(100, 2, marks([0.0] * 3)) == 100
+# Calls a sample and sets: one set per call, iters of them unless they do not fit the budget.
+assert hk.plan_calls(100, 2, 64 << 20, 4 << 30) == (64, 64)                # 4 GiB / 64 MiB sets
+assert hk.plan_calls(100, 24, 1 << 20, 4 << 30) == (100, 100)              # fits: iters
+assert hk.plan_calls(10, 24, 1 << 20, 4 << 30) == (24, 24)                 # the cache rule asks more
+assert hk.plan_calls(100, 2, 8 << 30, 4 << 30) == (2, 2)                   # huge sets: the cache rule's 2
+assert hk.plan_calls(100, 1, 1 << 20, 4 << 30, rotate=False) == (1, 100)   # no rotation: one set
+assert 0 < hk.sets_budget('cpu') <= hk.SETS_BUDGET_BYTES
 for bad in ("soon", -1, 1e9):
     try:
         hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "8", "warmup_s": bad})
@@ -199,7 +209,8 @@ def test_script_rotate_k_follows_the_cache_size(py, gelu, cache):
     assert rc == 0, err
     per_call = 2 * 2 * 64 * 128  # bf16 x read + out written
     assert line["cache_bytes"] == cache and line["cache_source"] == "HOTKERNEL_CACHE_BYTES"
-    assert line["rotate_k"] == min(256, max(2, math.ceil(3 * cache / per_call)))
+    assert line["cache_k"] == min(256, max(2, math.ceil(3 * cache / per_call)))
+    assert line["rotate_k"] == line["calls_per_sample"] == max(line["cache_k"], 5)  # iters 5: the cache rule wins
 
 
 def test_check_function_directly(py, gelu):
@@ -218,6 +229,42 @@ assert not hk.check(torch.zeros(256, 64), tiny, 'fp32')['ok']
 assert hk.check(tiny.clone(), tiny, 'fp32')['ok']
 class Sub(torch.Tensor): pass
 assert 'plain torch.Tensor' in hk.check(out.as_subclass(Sub), ref, 'bf16', exp)['reason']
+print('OK')
+""", gelu)
+
+
+def test_check_quick_agrees_with_check(py, gelu):
+    # The screen for the outputs of timed calls: never a pass where check() fails, and the
+    # failure it hands over is check()'s own (same reason).
+    py_snippet(py, """
+import torch, hotkernel_contract as hk
+g = torch.Generator().manual_seed(1)
+ref = torch.randn(512, 96, generator=g)
+exp = [((512, 96), torch.bfloat16)]
+good = ref.to(torch.bfloat16)
+q = hk.check_quick(good, ref, 'bf16', exp)
+assert q['ok'] and q.get('screened'), q
+def nudge(t, at, by):  # one element moved by `by` times its allowance
+    t = t.clone().float()
+    scale = float(ref.double().pow(2).mean().sqrt())
+    allow = 1.6e-2 * scale + 1.6e-2 * abs(float(ref.view(-1)[at]))
+    t.view(-1)[at] = ref.view(-1)[at] + by * allow
+    return t
+cases = [good, torch.zeros_like(good), good.float(), good.to(torch.float16)]
+for by in (0.5, 0.99, 0.9995, 1.0, 1.0005, 1.01, 2.0):
+    cases.append(nudge(good, 777, by))
+nan = good.clone(); nan.view(-1)[5] = float('nan'); cases.append(nan)
+inf = good.clone(); inf.view(-1)[6] = float('inf'); cases.append(inf)
+cases += [good[:10], [good], (good, good), 3.0, good.as_subclass(type('Sub', (torch.Tensor,), {}))]
+for c in cases:
+    for dt, e in (('bf16', exp), ('fp32', None)):
+        a, b = hk.check(c, ref, dt, e), hk.check_quick(c, ref, dt, e)
+        assert a['ok'] == b['ok'], (dt, a, b)
+        if not a['ok']:
+            assert a['reason'] == b['reason'], (a, b)
+# a near miss inside the margin is not screened: check() decides it
+near = nudge(good, 3, 0.9995)
+assert hk.check_quick(near, ref, 'fp32').get('screened') is None
 print('OK')
 """, gelu)
 

@@ -1,6 +1,9 @@
-# Cheat: cache outputs keyed by a few input values (cheap to read), returning a copy on a hit.
+# Cheat: cache outputs keyed by a few input values (cheap to read), returning the cached tensor on
+# a hit. Every call of a sample has input values of its own and every sample fresh ones, so no
+# timed call ever hits: the cache only costs its lookups (it was caught while sets repeated
+# within a sample, by two calls returning one tensor; copy_repeats is the variant that copies).
 NEEDS_CUDA = False
-EXPECT = "caught"
+EXPECT = "defeated"
 import torch.nn.functional as F
 
 _cache = {}
