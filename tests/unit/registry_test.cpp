@@ -41,8 +41,12 @@ TEST(registry, every_tool_is_fully_described) {
 
 TEST(registry, writing_tools_say_so_in_their_annotations) {
     for (const auto& t : all_tools()) {
-        if (t.name == "record" || t.name == "new") EXPECT_FALSE(t.annotations.read_only) << t.name;
-        if (t.annotations.read_only) EXPECT_FALSE(t.annotations.destructive) << t.name;
+        if (t.name == "record" || t.name == "new") {
+            EXPECT_FALSE(t.annotations.read_only) << t.name;
+        }
+        if (t.annotations.read_only) {
+            EXPECT_FALSE(t.annotations.destructive) << t.name;
+        }
     }
 }
 
