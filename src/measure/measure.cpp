@@ -164,6 +164,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     // Before anything can throw: nothing a run started may outlive it.
     std::vector<std::string> strays;
     for (const auto& s : sweep_strays()) strays.push_back(fmt::format("pid {}: {}", s.pid, s.command));
+    strays.insert(strays.end(), res.strays.begin(), res.strays.end());  // killed by a kept fork server
     if (res.spawn_failed)
         throw tool_error(fmt::format("{} ({}) {}; check the interpreter (--python or HOTKERNEL_PYTHON)", label, cmd,
                                      res.describe(req.timeout_s)));
@@ -226,8 +227,9 @@ param_spec run_timeout_param() {
 
 param_spec warm_param() {
     param_spec p = make_param("warm", param_type::boolean,
-                              "Fork each run from a warm interpreter that has imported torch (default true); "
-                              "false: a fresh process per run");
+                              "Fork each run from a warm interpreter that has imported torch (default true; from "
+                              "the CLI that fork server is kept for the next command until idle for "
+                              "HOTKERNEL_KEEP_WARM_S seconds, 600, 0: not kept); false: a fresh process per run");
     p.default_value = true;
     return p;
 }

@@ -1,7 +1,12 @@
 // The warm launcher: measured runs forked from a warm fork server, with an honest fallback.
 #include "measure/warm_launcher.h"
 
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -11,7 +16,10 @@
 #include <fmt/format.h>
 
 #include "python/interpreter.h"
+#include "util/hash.h"
 #include "util/strings.h"
+
+extern char** environ;
 
 namespace hotkernel {
 
@@ -59,12 +67,69 @@ bool wants_heavy_imports(const std::string& script) {
     return false;
 }
 
+/// Seconds a kept fork server waits for the next connection before it ends
+/// (HOTKERNEL_KEEP_WARM_S; 0 turns kept servers off); 0 when off.
+double keep_warm_s() {
+    const char* v = std::getenv("HOTKERNEL_KEEP_WARM_S");
+    if (!v || !*v) return 600;
+    char* end = nullptr;
+    const double s = std::strtod(v, &end);
+    return (end && *end == '\0' && s > 0) ? std::min(s, 7 * 86400.0) : 0;
+}
+
+/// The environment a kept server must have been started with to serve this process: what the
+/// interpreter, torch, triton and CUDA read when they load (the rest is sent with each run).
+std::string import_env_digest() {
+    std::vector<std::string> kv;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string s(*e);
+        for (const char* p : {"PYTHON", "LD_", "CUDA", "TORCH", "PYTORCH", "TRITON", "NCCL", "OMP_", "MKL_",
+                              "VIRTUAL_ENV=", "CONDA_PREFIX=", "PATH=", "HOTKERNEL_FORKSERVER_PRELOAD="})
+            if (s.rfind(p, 0) == 0) {
+                kv.push_back(s);
+                break;
+            }
+    }
+    std::sort(kv.begin(), kv.end());
+    std::string all;
+    for (const auto& x : kv) all += x + '\n';
+    return all;
+}
+
+/// The folder for kept servers' sockets, private to this user; empty with *why set when there
+/// is no safe one ($XDG_RUNTIME_DIR/hotkernel, else ~/.cache/hotkernel/run, else /tmp).
+std::filesystem::path kept_dir(std::string* why) {
+    namespace fs = std::filesystem;
+    std::vector<fs::path> tries;
+    if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x) tries.push_back(fs::path(x) / "hotkernel");
+    if (const char* h = std::getenv("HOME"); h && *h) tries.push_back(fs::path(h) / ".cache" / "hotkernel" / "run");
+    tries.push_back(fs::path("/tmp") / fmt::format("hotkernel-{}", ::getuid()));
+    for (const auto& d : tries) {
+        std::error_code ec;
+        fs::create_directories(d, ec);
+        ::chmod(d.c_str(), 0700);
+        struct stat st {};
+        if (::lstat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) continue;
+        if (st.st_uid != ::getuid() || (st.st_mode & 077) != 0) {
+            *why = d.string() + " is not private to this user";
+            continue;
+        }
+        if ((d / "fs-0123456789abcdef.sock").string().size() >= sizeof(sockaddr_un::sun_path)) {
+            *why = d.string() + " is too long a path for a Unix socket";
+            continue;
+        }
+        return d;
+    }
+    return {};
+}
+
 }  // namespace
 
 struct warm_launcher::server {
     std::unique_ptr<process_session> session;
     json ready;
     bool light = false;
+    bool kept = false;  ///< a kept server (over a socket): it outlives this process
     steady::time_point started = steady::now();
 };
 
@@ -77,6 +142,9 @@ struct warm_launcher::state {
     std::size_t next_id = 1;
     std::size_t server_starts = 0;
     json server_info;              ///< the ready line of the last server started
+    bool server_kept = false;      ///< the last server is a kept one (outlives this process)
+    bool no_kept = false;          ///< a kept server failed this launcher once: private ones from now
+    std::string kept_note;         ///< why the last server is not a kept one ("" when it is, or off)
     bool server_reused = false;    ///< the last server came from the pool (an earlier call)
     double server_age_s = 0;       ///< how long before this call it had been started
     std::map<std::pair<std::string, std::string>, std::unique_ptr<server>> servers;
@@ -127,6 +195,11 @@ struct server_pool {
 server_pool& pool() {
     static server_pool p;
     return p;
+}
+
+bool pool_enabled() {
+    std::lock_guard lock(pool().m);
+    return pool().enabled;
 }
 
 }  // namespace
@@ -253,17 +326,50 @@ private:
         sp.max_capture_bytes = 256u << 10;
         sp.kill_grace_s = 2.0;
         if (!heavy) sp.env_set["HOTKERNEL_FORKSERVER_LIGHT"] = "1";
+        auto srv = std::make_unique<warm_launcher::server>();
+        srv->light = !heavy;
         std::string err;
-        auto session = m_real.start(sp, &err);
-        if (!session) {
+        if (auto kept = connect_kept(sp, heavy)) {
+            srv->session = std::move(kept);
+            srv->kept = true;
+        } else if (auto session = m_real.start(sp, &err)) {
+            srv->session = std::move(session);
+        } else {
             give_up("the fork server could not be started: " + err);
             return false;
         }
-        auto srv = std::make_unique<warm_launcher::server>();
-        srv->session = std::move(session);
-        srv->light = !heavy;
         m_st.servers[key] = std::move(srv);
         return true;
+    }
+
+    /// A session with the kept server for this interpreter and import environment (started
+    /// detached when none runs); nullptr, with state.kept_note saying why, when kept servers
+    /// are off (HOTKERNEL_KEEP_WARM_S=0, the MCP server's own pool) or one cannot be used.
+    std::unique_ptr<process_session> connect_kept(const process_spec& private_spec, bool heavy) {
+        const double idle_s = keep_warm_s();
+        if (idle_s <= 0 || pool_enabled() || m_st.no_kept) return nullptr;
+        m_st.kept_note.clear();
+        std::string why;
+        const auto dir = kept_dir(&why);
+        if (dir.empty()) {
+            m_st.kept_note = "no private folder for a kept fork server: " + why;
+            return nullptr;
+        }
+        std::error_code ec;
+        const std::string id = sha256_hex(fmt::format("{}\n{}\n{}\n{}\n{}", private_spec.argv[0],
+                                                      std::filesystem::canonical(private_spec.argv[0], ec).string(),
+                                                      private_spec.argv[1], heavy ? "heavy" : "light",
+                                                      import_env_digest()))
+                                   .substr(0, 16);
+        process_spec sp = private_spec;
+        sp.cwd.clear();
+        sp.result_channel = false;
+        sp.env_set["HOTKERNEL_FORKSERVER_SOCKET"] = (dir / ("fs-" + id + ".sock")).string();
+        sp.env_set["HOTKERNEL_FORKSERVER_IDLE_S"] = fmt::format("{}", idle_s);
+        std::string err;
+        auto session = m_real.connect_kept(sp, dir / ("fs-" + id + ".sock"), dir / ("fs-" + id + ".log"), &err);
+        if (!session) m_st.kept_note = err;
+        return session;
     }
 
     /// Reads the ready line of the server filed under `key`; nullptr (and forking given up)
@@ -272,6 +378,16 @@ private:
         warm_launcher::server& srv = *m_st.servers.at(key);
         process_session* session = srv.session.get();
         auto fail = [&](const std::string& why) -> warm_launcher::server* {
+            if (srv.kept && !m_st.no_kept) {
+                // A kept server that went away before it was ready (reinstalled packages, idled
+                // out as we came): one private server instead, not fresh processes.
+                m_st.no_kept = true;
+                m_st.kept_note = "a kept one failed: " + why;
+                const bool heavy = !srv.light;
+                m_st.servers.erase(key);
+                if (!spawn(key, heavy)) return nullptr;
+                return await_ready(key, cancel);
+            }
             give_up(why);
             m_st.servers.erase(key);  // destroying it kills its group
             return nullptr;
@@ -289,8 +405,10 @@ private:
                                 ready.value("reason", std::string("unknown reason")));
                 }
                 m_st.server_info = ready;
-                m_st.server_reused = false;
-                m_st.server_age_s = 0;
+                m_st.server_kept = srv.kept;
+                // A kept server that served an earlier connection: its imports were paid then.
+                m_st.server_reused = srv.kept && ready.value("connection", 1) > 1;
+                m_st.server_age_s = ready.value("age_s", 0.0);
                 srv.ready = std::move(ready);
                 return &srv;
             }
@@ -318,6 +436,15 @@ private:
                  {"timeout_s", spec.timeout_s},
                  {"kill_grace_s", spec.kill_grace_s},
                  {"max_capture_bytes", spec.max_capture_bytes}};
+        if (srv.kept) {
+            // A kept server was started by another process: the run gets this one's environment.
+            json env = json::object();
+            for (char** e = environ; e && *e; ++e) {
+                const std::string kv(*e);
+                if (auto eq = kv.find('='); eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+            }
+            req["env_full"] = std::move(env);
+        }
         const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
         auto drop_server = [&] { m_st.servers.erase(key); };  // destroying it kills its group
         if (!srv.session->write_line(dump_line(req))) {
@@ -348,6 +475,9 @@ private:
                 res.channel_text = base64_decode(ans.value("channel_b64", ""));
                 res.stdout_truncated = ans.value("stdout_truncated", false);
                 res.stderr_truncated = ans.value("stderr_truncated", false);
+                if (ans.contains("strays") && ans["strays"].is_array())
+                    for (const auto& st : ans["strays"])
+                        if (st.is_string()) res.strays.push_back(st.get<std::string>());
                 m_st.last_warm = true;
                 m_st.last_fresh_reason.clear();
                 ++m_st.warm_runs;
@@ -392,7 +522,8 @@ warm_launcher::warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled)
 
 warm_launcher::~warm_launcher() {
     // Kept for the next call when the pool is on (the MCP server); otherwise ended here.
-    for (auto& [key, srv] : m_state->servers) pool().give(key, std::move(srv));
+    for (auto& [key, srv] : m_state->servers)
+        if (!srv->kept) pool().give(key, std::move(srv));  // a kept one is there for the next caller anyway
 }
 
 std::string warm_launcher::name() const {
@@ -427,10 +558,20 @@ std::string warm_launcher::reason() const {
     std::string s = fmt::format("each run was forked from a fork server that imported {} once, without initialising CUDA "
                                 "(imports took {:.1f} s, paid once per bench/verify)",
                                 what, info.value("import_s", 0.0));
-    if (st.server_reused)
+    if (st.server_kept && st.server_reused)
+        s = fmt::format("each run was forked from a kept fork server (started {:.0f} s before by an earlier hotkernel; it "
+                        "imported {} once, in {:.1f} s, and nothing this time)",
+                        st.server_age_s, what, info.value("import_s", 0.0));
+    else if (st.server_kept)
+        s = fmt::format("each run was forked from a fork server that imported {} once, without initialising CUDA "
+                        "(imports took {:.1f} s); it is kept for the next bench/verify until idle for {:.0f} s "
+                        "(HOTKERNEL_KEEP_WARM_S)",
+                        what, info.value("import_s", 0.0), keep_warm_s());
+    else if (st.server_reused)
         s = fmt::format("each run was forked from a fork server kept from an earlier call of this session (started "
                         "{:.0f} s before; it imported {} once, in {:.1f} s, and nothing this time)",
                         st.server_age_s, what, info.value("import_s", 0.0));
+    if (!st.server_kept && !st.kept_note.empty()) s += "; not a kept server: " + st.kept_note;
     if (st.fresh_runs > 0) s += fmt::format("; {} run(s) were fresh processes", st.fresh_runs);
     return s;
 }
@@ -446,7 +587,8 @@ json warm_launcher::describe() const {
                                 {"import_s", i.value("import_s", 0.0)},
                                 {"torch", i.value("torch", json())},
                                 {"triton", i.value("triton", json())},
-                                {"reused", m_state->server_reused}};
+                                {"reused", m_state->server_reused},
+                                {"kept", m_state->server_kept}};
         if (m_state->server_reused) j["fork_server"]["age_s"] = m_state->server_age_s;
     }
     return j;

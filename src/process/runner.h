@@ -58,6 +58,9 @@ struct process_result {
     bool stdout_truncated = false;  ///< only the last max_capture_bytes were kept
     bool stderr_truncated = false;
     double wall_s = 0;              ///< from spawn to reaping [seconds]
+    /// Processes the run left behind that a kept fork server (its subreaper) killed after it,
+    /// "pid N: command" each; hotkernel's own sweep (strays.h) reports the rest.
+    std::vector<std::string> strays;
 
     [[nodiscard]] bool ok() const { return !spawn_failed && !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
     /// "exited with status 1", "killed by signal 11 (SIGSEGV)", "timed out after 30 s", …
@@ -122,6 +125,17 @@ public:
     /// test runner); callers then fall back to run().
     virtual std::unique_ptr<process_session> start(const process_spec& spec, std::string* error);
 
+    /// A server that outlives this process (the kept fork server), talked to over the Unix
+    /// socket `socket`: takes the lock file `<socket>.lock` without waiting (another client
+    /// holds it: nullptr, *error says so), connects, and when nothing listens starts `spec`
+    /// detached (own session, stdin /dev/null, stdout and stderr appended to `log`, cwd /) and
+    /// returns at once: the session connects on its first read_line, once the server listens.
+    /// Lines it reads come as from_channel. Destroying the session closes the connection and
+    /// releases the lock; the server lives on. The default: nullptr (a test runner).
+    virtual std::unique_ptr<process_session> connect_kept(const process_spec& spec,
+                                                          const std::filesystem::path& socket,
+                                                          const std::filesystem::path& log, std::string* error);
+
 private:
     struct job;
     std::map<job_id, std::shared_ptr<job>> m_jobs;
@@ -134,6 +148,8 @@ public:
     using process_runner::run;
     process_result run(const process_spec& spec, const cancel_token& cancel) override;
     std::unique_ptr<process_session> start(const process_spec& spec, std::string* error) override;
+    std::unique_ptr<process_session> connect_kept(const process_spec& spec, const std::filesystem::path& socket,
+                                                  const std::filesystem::path& log, std::string* error) override;
 };
 
 /// Finds an executable on PATH (or checks an explicit path). Empty when not found.

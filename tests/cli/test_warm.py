@@ -10,9 +10,12 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
+
+import pytest
 
 from cli_support import McpSession
 
@@ -133,44 +136,153 @@ def test_a_hanging_forked_run_is_killed_at_its_timeout_and_named(tmp_path):
     assert not marker.exists(), "a grandchild of the timed-out run survived"
 
 
-def test_fork_server_children_do_not_outlive_hotkernel(tmp_path):
+def kept_env(tmp_path, keep_s, tag=None):
+    """Environment for a kept fork server of its own: a private socket folder (short: a Unix
+    socket's path has at most 107 bytes), an idle limit."""
+    xdg = Path(tempfile.mkdtemp(prefix="hkx"))
+    (tmp_path / "xdg").symlink_to(xdg)
+    env = {"XDG_RUNTIME_DIR": str(xdg), "HOTKERNEL_KEEP_WARM_S": str(keep_s)}
+    if tag:
+        env["HK_WARM_TAG"] = tag
+    return env
+
+
+def cmdline(pid):
+    try:
+        return Path("/proc/%d/cmdline" % pid).read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "?"
+
+
+def is_server(pid):
+    try:
+        return b"hotkernel_forkserver.py" in Path("/proc/%d/cmdline" % pid).read_bytes()
+    except OSError:
+        return False
+
+
+def kill_tagged(tag):
+    for pid in procs_with_tag(tag):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+@pytest.mark.parametrize("keep_s", ["0", "30"])
+def test_fork_server_children_do_not_outlive_hotkernel(tmp_path, keep_s):
+    # Runs never outlive hotkernel; a kept server (HOTKERNEL_KEEP_WARM_S > 0) alone stays, idle.
     tag = uuid.uuid4().hex
     started = tmp_path / "started"
     script = write(tmp_path, "sleepy.py", "import pathlib, subprocess, time\n"
                                           "subprocess.Popen(['sleep', '300'])\n"
                                           "pathlib.Path(%r).write_text('x')\ntime.sleep(300)\n" % str(started))
     p = subprocess.Popen([BIN, "--python", PY, "bench", script, "--n", "1", "--json"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, env=dict(os.environ, HK_WARM_TAG=tag))
+                         stderr=subprocess.PIPE, env=dict(os.environ, **kept_env(tmp_path, keep_s, tag)))
     try:
         for _ in range(300):
             if started.exists():
                 break
             time.sleep(0.05)
         assert started.exists(), "the run never started"
-        assert len(procs_with_tag(tag)) >= 3  # hotkernel, the fork server, its child (and the sleep)
+        tagged = procs_with_tag(tag)
+        assert len(tagged) >= 3, [cmdline(pid) for pid in tagged]  # hotkernel, the server, its child (+ the sleep)
         p.kill()  # no clean-up code runs in hotkernel: the server must notice by itself
         p.wait(10)
-        left = procs_with_tag(tag)
+        left = [pid for pid in procs_with_tag(tag) if not (keep_s != "0" and is_server(pid))]
         for _ in range(100):
             if not left:
                 break
             time.sleep(0.05)
-            left = procs_with_tag(tag)
+            left = [pid for pid in procs_with_tag(tag) if not (keep_s != "0" and is_server(pid))]
         assert not left, "processes outlived hotkernel: %s" % left
+        if keep_s != "0":
+            assert [pid for pid in procs_with_tag(tag) if is_server(pid)], "the kept server should still be up"
     finally:
         if p.poll() is None:
             p.kill()
-        for pid in procs_with_tag(tag):
-            os.kill(pid, signal.SIGKILL)
+        kill_tagged(tag)
 
 
-def test_normal_end_leaves_no_fork_server(tmp_path):
+def test_normal_end_leaves_no_fork_server_unless_kept(tmp_path):
     tag = uuid.uuid4().hex
     script = write(tmp_path, "probe.py", PROBE)
-    r = hk("bench", script, "--n", "2", env={"HK_WARM_TAG": tag})
+    r = hk("bench", script, "--n", "2", env=kept_env(tmp_path, 0, tag))
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout)["launcher"] == "warm-fork"
+    res = json.loads(r.stdout)
+    assert res["launcher"] == "warm-fork" and res["fork_server"]["kept"] is False
     assert not procs_with_tag(tag)
+
+
+def test_a_kept_server_serves_the_next_hotkernel_and_ends_when_idle(tmp_path):
+    # The second bench forks from the server the first one left: nothing imported again, and
+    # what the second caller's environment says reaches its runs. Idle past the limit, it ends
+    # and removes its socket.
+    tag = uuid.uuid4().hex
+    script = write(tmp_path, "env.py", "import json, os\n"
+                                       "print(json.dumps({'ms': 1.0, 'ok': True, 'mark': os.environ.get('HK_MARK')}))\n")
+    env = kept_env(tmp_path, 3, tag)
+    try:
+        first = hk("bench", script, "--n", "2", env=dict(env, HK_MARK="one"), cwd=tmp_path)
+        second = hk("bench", script, "--n", "2", env=dict(env, HK_MARK="two"), cwd=tmp_path)
+        assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
+        a, b = json.loads(first.stdout), json.loads(second.stdout)
+        assert a["fork_server"]["kept"] and not a["fork_server"]["reused"], a["launcher_reason"]
+        assert "kept for the next bench/verify" in a["launcher_reason"]
+        assert b["fork_server"]["kept"] and b["fork_server"]["reused"], b["launcher_reason"]
+        assert "kept fork server" in b["launcher_reason"] and b["fork_server"]["age_s"] > 0
+        assert [r["line"]["mark"] for r in a["runs"]] == ["one", "one"]
+        assert [r["line"]["mark"] for r in b["runs"]] == ["two", "two"]
+        socks = list((tmp_path / "xdg" / "hotkernel").glob("fs-*.sock"))
+        assert len(socks) == 1 and oct(socks[0].stat().st_mode & 0o777) == "0o600"
+        servers = [pid for pid in procs_with_tag(tag) if is_server(pid)]
+        assert len(servers) == 1, servers
+        deadline = time.monotonic() + 15
+        while procs_with_tag(tag) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not procs_with_tag(tag), "the kept server did not end after its idle limit"
+        assert not socks[0].exists()
+    finally:
+        kill_tagged(tag)
+
+
+def test_a_busy_kept_server_is_not_shared(tmp_path):
+    # Two benches at once: one gets the kept server, the other a private one, and says why.
+    tag = uuid.uuid4().hex
+    script = write(tmp_path, "slow.py", "import json, time\ntime.sleep(1.5)\nprint(json.dumps({'ms': 1.0, 'ok': True}))\n")
+    env = dict(os.environ, **kept_env(tmp_path, 5, tag))
+    cmd = [BIN, "--python", PY, "bench", script, "--n", "2", "--json"]
+    try:
+        ps = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+              for _ in range(2)]
+        outs = [p.communicate(timeout=120) for p in ps]
+        assert all(p.returncode == 0 for p in ps), [o[1] for o in outs]
+        res = [json.loads(o[0]) for o in outs]
+        kept = [r["fork_server"]["kept"] for r in res]
+        assert sorted(kept) == [False, True], [r["launcher_reason"] for r in res]
+        private = res[kept.index(False)]
+        assert "another hotkernel is using the kept fork server" in private["launcher_reason"]
+    finally:
+        kill_tagged(tag)
+
+
+def test_a_kept_server_kills_and_reports_what_a_run_leaves_behind(tmp_path):
+    # A run that starts a setsid'd sleeper: the kept server is its subreaper, kills it after the
+    # run, and the result names it (as hotkernel's own sweep does for private servers).
+    tag = uuid.uuid4().hex
+    script = write(tmp_path, "leak.py", "import json, subprocess\n"
+                                        "subprocess.Popen(['sleep', '301'], start_new_session=True)\n"
+                                        "print(json.dumps({'ms': 1.0, 'ok': True}))\n")
+    try:
+        r = hk("bench", script, "--n", "1", env=kept_env(tmp_path, 5, tag))
+        assert r.returncode == 0, r.stderr
+        res = json.loads(r.stdout)
+        assert res["fork_server"]["kept"], res["launcher_reason"]
+        killed = res["runs"][0].get("strays_killed", [])
+        assert any("sleep 301" in k for k in killed), res["runs"][0]
+        assert not [pid for pid in procs_with_tag(tag) if not is_server(pid)]
+    finally:
+        kill_tagged(tag)
 
 
 def test_the_server_preimports_torch_without_initialising_cuda(tmp_path):
@@ -218,3 +330,32 @@ def test_an_mcp_session_keeps_its_fork_server_between_calls_and_ends_it_with_the
     while procs_with_tag(tag) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not procs_with_tag(tag), "the fork server outlived the MCP session"
+
+
+def test_a_kept_server_whose_torch_changed_on_disk_is_replaced(tmp_path):
+    # torch reinstalled under a kept server: it stops listening instead of forking runs that would
+    # mix old modules in memory with new files; that command gets a private server (and says so),
+    # the next one a new kept server.
+    tag = uuid.uuid4().hex
+    fake = tmp_path / "site" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("__version__ = '0.0-fake'\n")
+    script = write(tmp_path, "t.py", "import json  # a torch script, as far as the server can tell\n"
+                                     "print(json.dumps({'ms': 1.0, 'ok': True}))\n")
+    env = dict(kept_env(tmp_path, 30, tag), PYTHONPATH=str(tmp_path / "site"))
+    try:
+        first = json.loads(hk("bench", script, "--n", "1", env=env).stdout)
+        assert first["fork_server"]["kept"] and first["fork_server"]["torch"] == "0.0-fake", first["launcher_reason"]
+        time.sleep(0.05)
+        (fake / "__init__.py").write_text("__version__ = '0.1-fake'\n")
+        r = hk("bench", script, "--n", "1", env=env)
+        assert r.returncode == 0, r.stderr
+        second = json.loads(r.stdout)
+        assert second["launcher"] == "warm-fork" and not second["fork_server"]["kept"], second["launcher_reason"]
+        assert "a kept one failed" in second["launcher_reason"]
+        assert second["fork_server"]["torch"] == "0.1-fake"
+        third = json.loads(hk("bench", script, "--n", "1", env=env).stdout)
+        assert third["fork_server"]["kept"] and not third["fork_server"]["reused"], third["launcher_reason"]
+        assert third["fork_server"]["torch"] == "0.1-fake"
+    finally:
+        kill_tagged(tag)
