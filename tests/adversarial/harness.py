@@ -107,10 +107,13 @@ def scaffold_dear(out_dir, python, device, shape, iters, samples, warmup_s):
 
 
 def judge_gains_nothing(res):
-    """(ok, why) for copy_repeats against the dear baseline: no `faster`, and not under 0.8x the
-    baseline's time (handing out copies on repeated sets would read ~0.5x or less)."""
+    """(ok, why) for copy_repeats against the dear baseline: caught (incorrect, invalid), or no
+    `faster` and not under 0.8x the baseline's time (copies handed out on repeated sets would
+    read ~0.5x or less)."""
     if res is None:
         return False, "verify failed"
+    if res.get("verdict") in ("incorrect", "invalid"):
+        return True, "caught: %s" % res.get("verdict")
     c, b = res.get("candidate", {}), res.get("baseline", {})
     ratio = c.get("mean_ms", 0) / b["mean_ms"] if b.get("mean_ms") else 0.0
     same_k = all(r["line"].get("calls_per_sample") == r["line"].get("rotate_k") for r in res.get("runs", []))

@@ -8,12 +8,17 @@ EXPECT = "defeated"
 # speedup; against plain gelu a copy costs what the kernel does and the verdict is noise.
 DEAR_BASELINE = True
 
+import torch
+
 _work = hk.load_callable(TARGET["from"], __file__)  # noqa: F821 (the baseline's function)
 _seen = {}
 
 
 def kernel(x):
-    key = (x.data_ptr(), x._version, tuple(x.shape))
+    # Eager: by address and version (fresh values bump it). While a CUDA graph is captured: by
+    # address alone, so a set that comes again in the graph replays a copy of its first output.
+    capturing = x.is_cuda and torch.cuda.is_current_stream_capturing()
+    key = ("graph" if capturing else x._version, x.data_ptr(), tuple(x.shape))
     hit = _seen.get(key)
     if hit is not None:
         return hit.clone()
