@@ -775,7 +775,7 @@ std::unique_ptr<process_session> posix_runner::connect_kept(const process_spec& 
     }
     // Nothing listens (never started, idled out, or died): start one, detached.
     const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    const int log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);  // this start's output only
     if (null_fd < 0 || log_fd < 0) {
         for (int fd : {null_fd, log_fd, lock_fd})
             if (fd >= 0) ::close(fd);

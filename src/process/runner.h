@@ -128,7 +128,7 @@ public:
     /// A server that outlives this process (the kept fork server), talked to over the Unix
     /// socket `socket`: takes the lock file `<socket>.lock` without waiting (another client
     /// holds it: nullptr, *error says so), connects, and when nothing listens starts `spec`
-    /// detached (own session, stdin /dev/null, stdout and stderr appended to `log`, cwd /) and
+    /// detached (own session, stdin /dev/null, stdout and stderr to `log`, cwd /) and
     /// returns at once: the session connects on its first read_line, once the server listens.
     /// Lines it reads come as from_channel. Destroying the session closes the connection and
     /// releases the lock; the server lives on. The default: nullptr (a test runner).
