@@ -370,7 +370,8 @@ class TrustedRun:
         if t.derive:
             return self.fresh_round()
         names = list(t.call_names)
-        idx = [i for i, n in enumerate(names) if n in t.rotate]
+        # The rotated inputs; every input when none rotates (one set, its values still change).
+        idx = [i for i, n in enumerate(names) if n in t.rotate] or list(range(len(names)))
         if not all(s.timed_sets[0][i].is_floating_point() for i in idx):
             return self.fresh_round()
         gen = self.hk._generator(s.device, int.from_bytes(os.urandom(6), "little"))

@@ -269,6 +269,29 @@ print('OK')
 """, gelu)
 
 
+def test_timed_replays_get_fresh_values_in_place(py, gelu):
+    # The trusted runner's fresh_values (before every timed graph replay; CPU tensors here): the
+    # rotated inputs change in place, shared ones stay; with no rotation every input changes.
+    py_snippet(py, """
+import sys
+sys.path.insert(0, %r)
+import torch, hotkernel_contract as hk, hotkernel_runner as runner
+for rotate, changed in ((["x"], {"x"}), ([], {"x", "w"})):
+    t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"},
+                   "rotate": rotate, "device": "cpu", "dtype": "fp32"})
+    run = runner.TrustedRun(hk, torch, t, 1234)
+    sets = run.session.timed_sets
+    before = [[x.clone() for x in one] for one in sets]
+    ptrs = [[x.data_ptr() for x in one] for one in sets]
+    assert run.fresh_values() is None
+    for one, old, p in zip(sets, before, ptrs):
+        assert [x.data_ptr() for x in one] == p  # in place: the graph reads the same memory
+        for name, x, y in zip(t.call_names, one, old):
+            assert torch.equal(x, y) != (name in changed), (rotate, name)
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
 def test_run_file_imports_candidate_after_setup_and_writes_to_result_fd(py, gelu):
     marker = variant(gelu, "marker",
                      "    return _baseline(x)\nimport sys\nprint('IMPORTED', 'hotkernel_contract' in sys.modules, flush=True)\n")
