@@ -68,13 +68,21 @@ bool wants_heavy_imports(const std::string& script) {
 }
 
 /// Seconds a kept fork server waits for the next connection before it ends
-/// (HOTKERNEL_KEEP_WARM_S; 0 turns kept servers off); 0 when off.
-double keep_warm_s() {
+/// (HOTKERNEL_KEEP_WARM_S, default 600, at most a week); 0 when off: set to 0, or not a number
+/// (then *bad, when given, says so).
+double keep_warm_s(std::string* bad = nullptr) {
     const char* v = std::getenv("HOTKERNEL_KEEP_WARM_S");
     if (!v || !*v) return 600;
     char* end = nullptr;
     const double s = std::strtod(v, &end);
-    return (end && *end == '\0' && s > 0) ? std::min(s, 7 * 86400.0) : 0;
+    if (!end || *end != '\0' || !(s >= 0)) {
+        if (bad)
+            *bad = fmt::format("HOTKERNEL_KEEP_WARM_S='{}' is not a number of seconds (600 keeps the server 10 "
+                               "minutes, 0 not at all), so it was not kept",
+                               v);
+        return 0;
+    }
+    return std::min(s, 7 * 86400.0);
 }
 
 /// The environment a kept server must have been started with to serve this process: what the
@@ -346,7 +354,9 @@ private:
     /// detached when none runs); nullptr, with state.kept_note saying why, when kept servers
     /// are off (HOTKERNEL_KEEP_WARM_S=0, the MCP server's own pool) or one cannot be used.
     std::unique_ptr<process_session> connect_kept(const process_spec& private_spec, bool heavy) {
-        const double idle_s = keep_warm_s();
+        std::string bad;
+        const double idle_s = keep_warm_s(&bad);
+        if (!bad.empty()) m_st.kept_note = bad;
         if (idle_s <= 0 || pool_enabled() || m_st.no_kept) return nullptr;
         m_st.kept_note.clear();
         std::string why;

@@ -204,14 +204,17 @@ def test_fork_server_children_do_not_outlive_hotkernel(tmp_path, keep_s):
         kill_tagged(tag)
 
 
-def test_normal_end_leaves_no_fork_server_unless_kept(tmp_path):
+@pytest.mark.parametrize("keep_s", ["0", "ten"])
+def test_normal_end_leaves_no_fork_server_unless_kept(tmp_path, keep_s):
     tag = uuid.uuid4().hex
     script = write(tmp_path, "probe.py", PROBE)
-    r = hk("bench", script, "--n", "2", env=kept_env(tmp_path, 0, tag))
+    r = hk("bench", script, "--n", "2", env=kept_env(tmp_path, keep_s, tag))
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert res["launcher"] == "warm-fork" and res["fork_server"]["kept"] is False
     assert not procs_with_tag(tag)
+    # A value that is not a number is said, not silently read as "off".
+    assert ("is not a number of seconds" in res["launcher_reason"]) == (keep_s == "ten"), res["launcher_reason"]
 
 
 def test_a_kept_server_serves_the_next_hotkernel_and_ends_when_idle(tmp_path):
