@@ -34,6 +34,7 @@ _RESULT_FD = int(os.environ.get("HOTKERNEL_RESULT_FD", "1"))  # replaced in main
 _IN_FD = 0
 _ACTIVE_CHILD = [0]  # pid (== pgid) of the run in flight, 0 when idle
 _LISTEN_FD = [None]  # kept mode: the listening socket, closed in every child
+_IMPORT_S = [0.0]  # seconds the preload took (in every ready line)
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
@@ -398,6 +399,7 @@ def _serve_one(req, requests):
     timed_out = False
     status = None
     drain_until = None
+    gone = False
     while True:
         now = time.perf_counter()
         if status is None and deadline is not None and not timed_out and now >= deadline:
@@ -439,15 +441,8 @@ def _serve_one(req, requests):
                     _kill_group(pid, signal.SIGKILL)
                     if _LISTEN_FD[0] is None:
                         os._exit(0)
-                    _ACTIVE_CHILD[0] = 0
-                    os.waitpid(pid, 0)
-                    _sweep_strays()
-                    for fd in list(tails) + ([pidfd] if pidfd is not None else []):
-                        try:
-                            os.close(fd)
-                        except OSError:
-                            pass
-                    return None  # kept mode: the connection is gone, the server stays
+                    gone = True  # kept mode: the connection is gone, the server stays
+                    break
             elif fd == pidfd:
                 continue
             else:
@@ -456,12 +451,19 @@ def _serve_one(req, requests):
                     tails[fd].add(data)
                 else:
                     open_fds.discard(fd)
+        if gone:
+            break
     _ACTIVE_CHILD[0] = 0
     for fd in list(tails) + ([pidfd] if pidfd is not None else []):
         try:
             os.close(fd)
         except OSError:
             pass
+    if gone:
+        if status is None:
+            os.waitpid(pid, 0)
+        _sweep_strays()
+        return None
     ans = {
         "event": "done",
         "id": req.get("id"),
@@ -537,8 +539,6 @@ def _ready_line(info, errors):
         **info,
     }
 
-
-_IMPORT_S = [0.0]
 
 
 def _serve(requests):
@@ -623,6 +623,11 @@ def _serve_kept(path, idle_s, info, errors):
         except OSError:
             return False
 
+    def unlisten():
+        """Removes the socket, unless a newer server has put its own at that path."""
+        if still_ours():
+            os.unlink(path)
+
     while True:
         ready, _, _ = select.select([srv], [], [], idle_s)
         if not ready:
@@ -634,13 +639,11 @@ def _serve_kept(path, idle_s, info, errors):
             if select.select([srv], [], [], 0)[0]:
                 fcntl.flock(lock_fd, fcntl.LOCK_UN)
                 continue
-            if still_ours():
-                os.unlink(path)
+            unlisten()
             return
         if _import_stamp() != stamp:
             # Reinstalled under us: stop listening first, so the caller's next try starts a new server.
-            if still_ours():
-                os.unlink(path)
+            unlisten()
             return
         conn, _ = srv.accept()
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
@@ -658,8 +661,7 @@ def _serve_kept(path, idle_s, info, errors):
         conn.close()
         _IN_FD, _RESULT_FD = -1, -1
         if quit_asked or not still_ours():
-            if still_ours():
-                os.unlink(path)
+            unlisten()
             return
 
 

@@ -585,7 +585,7 @@ class TrustedRun:
             if si in passed and self._same_bits(out, passed[si]):
                 continue
             if si != ref_si:
-                ref_si, ref = si, None
+                ref_si, ref = si, None  # the old reference freed before the next is computed
                 ref = self.refs_for(sets[si])
             c = self.check_quick(out, ref)
             if not c["ok"]:

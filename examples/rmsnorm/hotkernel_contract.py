@@ -421,14 +421,13 @@ def sets_budget(device):
 
 
 def plan_calls(iters, k_cache, set_bytes, budget, rotate=True):
-    """(k, calls) for a sample: with rotation every call gets a set of its own (k == calls), at
-    least `iters` and `k_cache` calls (the sets that keep caches cold), fewer than `iters` only
-    where the sets would not fit in `budget` bytes. Without rotation: one set, `iters` calls. Pure."""
+    """Calls per sample: with rotation each call gets a set of its own, so at least `iters` and
+    `k_cache` calls (the sets that keep caches cold), fewer than `iters` only where the sets
+    would not fit in `budget` bytes. Without rotation (one set): `iters`. Pure."""
     if not rotate:
-        return 1, max(1, iters)
+        return max(1, iters)
     fit = int(budget // set_bytes) if set_bytes > 0 else max(iters, k_cache)
-    calls = max(k_cache, min(max(iters, k_cache), fit))
-    return calls, calls
+    return max(k_cache, min(max(iters, k_cache), fit))
 
 
 def tensor_bytes(t):
@@ -643,6 +642,21 @@ QUICK_MARGIN = 1e-3
 _SCREENED = (torch.float32, torch.float16, torch.bfloat16)
 
 
+def _screen_passes(o, r, want_dtype, rtol, atol_f):
+    """Whether one output passes the fp32 screen: plain tensors of a screened dtype (and the one
+    expected), the reference's shape and device, every element clearly within tolerance."""
+    if not (type(o) is torch.Tensor and type(r) is torch.Tensor and o.dtype in _SCREENED
+            and r.dtype == torch.float32 and tuple(o.shape) == tuple(r.shape) and o.device == r.device
+            and (want_dtype is None or o.dtype == want_dtype) and o.numel() > 0):
+        return False
+    scale = float(r.norm()) / math.sqrt(r.numel())
+    if not (scale > 0 and math.isfinite(scale)):
+        return False
+    diff = torch.sub(o.detach(), r).abs_()  # bf16/fp16 - fp32 promotes to fp32 in one pass
+    bound = r.abs().mul_(rtol).add_(atol_f * scale)  # > 0: scale > 0 and atol > 0
+    return float(diff.div_(bound).max()) <= 1.0 - QUICK_MARGIN  # False for NaN
+
+
 def check_quick(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
     """check()'s verdict for less: a few fp32 passes (about a quarter of check()'s memory
     traffic) pass an output clearly within tolerance; anything else (NaN and Inf included, a
@@ -652,24 +666,9 @@ def check_quick(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
     rtol = d_rtol if rtol is None else rtol
     atol_f = d_atol if atol is None else atol
     refs, outs = as_outputs(ref), as_outputs(out)
-    screened = outs is not None and refs is not None and len(outs) == len(refs) and atol_f > 0
-    for i, (o, r) in enumerate(zip(outs or [], refs or [])):
-        if not screened:
-            break
-        screened = (type(o) is torch.Tensor and type(r) is torch.Tensor and o.dtype in _SCREENED
-                    and r.dtype == torch.float32 and tuple(o.shape) == tuple(r.shape) and o.device == r.device
-                    and (expected is None or o.dtype == expected[i][1]) and o.numel() > 0)
-        if not screened:
-            break
-        scale = float(r.norm()) / math.sqrt(r.numel())
-        if not (scale > 0 and math.isfinite(scale)):
-            screened = False
-            break
-        diff = torch.sub(o.detach(), r).abs_()  # bf16/fp16 - fp32 promotes to fp32 in one pass
-        bound = r.abs().mul_(rtol).add_(atol_f * scale)  # > 0: scale > 0 and atol > 0
-        used = float(diff.div_(bound).max())
-        screened = used <= 1.0 - QUICK_MARGIN  # False for NaN
-    if screened:
+    if (outs is not None and refs is not None and len(outs) == len(refs) and atol_f > 0
+            and all(_screen_passes(o, r, expected[i][1] if expected is not None else None, rtol, atol_f)
+                    for i, (o, r) in enumerate(zip(outs, refs)))):
         return {"ok": True, "reason": None, "max_abs": None, "rel": None, "atol": None, "rtol": rtol,
                 "scale": None, "tol_used": None, "screened": True}
     return check(out, ref, dtype, expected, rtol, atol)
@@ -863,8 +862,7 @@ class Session:
         # with a set of its own once use_calls() has run (same for both roles).
         self.rotates = bool(t.rotate)
         self.k = self.cache_k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=self.rotates)
-        self.set_budget = sets_budget(self.device)
-        _, self.calls = plan_calls(t.iters, self.k, rotated_bytes, self.set_budget, rotate=self.rotates)
+        self.calls = plan_calls(t.iters, self.k, rotated_bytes, sets_budget(self.device), rotate=self.rotates)
         self._gen = gen
         self.timed_sets, self._shared = draw_sets(t, gen, self.device, self.k, self.derive_fn)
         self.last_set = self.last_ref = None

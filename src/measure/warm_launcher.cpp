@@ -19,8 +19,6 @@
 #include "util/hash.h"
 #include "util/strings.h"
 
-extern char** environ;
-
 namespace hotkernel {
 
 namespace {
@@ -88,19 +86,16 @@ double keep_warm_s(std::string* bad = nullptr) {
 /// The environment a kept server must have been started with to serve this process: what the
 /// interpreter, torch, triton and CUDA read when they load (the rest is sent with each run).
 std::string import_env_digest() {
-    std::vector<std::string> kv;
-    for (char** e = environ; e && *e; ++e) {
-        const std::string s(*e);
+    std::string all;  // environment_now() is sorted by name
+    for (const auto& [k, v] : environment_now()) {
+        const std::string s = k + "=" + v;
         for (const char* p : {"PYTHON", "LD_", "CUDA", "TORCH", "PYTORCH", "TRITON", "NCCL", "OMP_", "MKL_",
                               "VIRTUAL_ENV=", "CONDA_PREFIX=", "PATH=", "HOTKERNEL_FORKSERVER_PRELOAD="})
             if (s.rfind(p, 0) == 0) {
-                kv.push_back(s);
+                all += s + '\n';
                 break;
             }
     }
-    std::sort(kv.begin(), kv.end());
-    std::string all;
-    for (const auto& x : kv) all += x + '\n';
     return all;
 }
 
@@ -371,13 +366,14 @@ private:
                                                       private_spec.argv[1], heavy ? "heavy" : "light",
                                                       import_env_digest()))
                                    .substr(0, 16);
+        const auto socket = dir / ("fs-" + id + ".sock");
         process_spec sp = private_spec;
         sp.cwd.clear();
         sp.result_channel = false;
-        sp.env_set["HOTKERNEL_FORKSERVER_SOCKET"] = (dir / ("fs-" + id + ".sock")).string();
+        sp.env_set["HOTKERNEL_FORKSERVER_SOCKET"] = socket.string();
         sp.env_set["HOTKERNEL_FORKSERVER_IDLE_S"] = fmt::format("{}", idle_s);
         std::string err;
-        auto session = m_real.connect_kept(sp, dir / ("fs-" + id + ".sock"), dir / ("fs-" + id + ".log"), &err);
+        auto session = m_real.connect_kept(sp, socket, dir / ("fs-" + id + ".log"), &err);
         if (!session) m_st.kept_note = err;
         return session;
     }
@@ -448,12 +444,7 @@ private:
                  {"max_capture_bytes", spec.max_capture_bytes}};
         if (srv.kept) {
             // A kept server was started by another process: the run gets this one's environment.
-            json env = json::object();
-            for (char** e = environ; e && *e; ++e) {
-                const std::string kv(*e);
-                if (auto eq = kv.find('='); eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-            }
-            req["env_full"] = std::move(env);
+            req["env_full"] = environment_now();
         }
         const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
         auto drop_server = [&] { m_st.servers.erase(key); };  // destroying it kills its group

@@ -48,6 +48,16 @@ pid_t reap(pid_t pid, int* status, int flags) {
 }
 }  // namespace
 
+std::map<std::string, std::string> environment_now() {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        std::string kv(*e);
+        auto eq = kv.find('=');
+        if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    return env;
+}
+
 std::set<int> live_children() {
     std::lock_guard lock(g_children_mutex);
     std::set<int> out(g_children.begin(), g_children.end());
@@ -69,12 +79,7 @@ void append_bounded(std::string& buf, const char* data, std::size_t n, std::size
 }
 
 std::vector<std::string> build_env(const process_spec& spec, int channel_fd) {
-    std::map<std::string, std::string> env;
-    for (char** e = environ; e && *e; ++e) {
-        std::string kv(*e);
-        auto eq = kv.find('=');
-        if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-    }
+    std::map<std::string, std::string> env = environment_now();
     for (const auto& k : spec.env_unset) env.erase(k);
     for (const auto& [k, v] : spec.env_set) env[k] = v;
     if (channel_fd >= 0) env[spec.result_fd_env] = std::to_string(channel_fd);
@@ -140,6 +145,20 @@ int spawn_in_own_group(const std::filesystem::path& exe, const process_spec& spe
     if (rc == 0) remember_child(pid);
     posix_spawn_file_actions_destroy(&fa);
     return rc;
+}
+
+/// Writes all of `data` to `fd` (a pipe or a socket); false when the other end is gone. SIGPIPE
+/// is ignored, so a closed reader is an EPIPE here, never a signal.
+bool write_all(int fd, std::string_view data) {
+    ::signal(SIGPIPE, SIG_IGN);
+    std::size_t off = 0;
+    while (off < data.size()) {
+        ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        off += static_cast<std::size_t>(n);
+    }
+    return true;
 }
 
 /// A steady-clock point `seconds` (clamped at 0) from now.
@@ -431,20 +450,10 @@ public:
 
     bool write_raw(const std::string& data) {
         if (m_in < 0 || !alive()) return false;
-        std::size_t off = 0;
-        while (off < data.size()) {
-            // MSG_NOSIGNAL does not exist for pipes: ignore SIGPIPE (as run() does) and check EPIPE.
-            ::signal(SIGPIPE, SIG_IGN);
-            ssize_t n = ::write(m_in, data.data() + off, data.size() - off);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                ::close(m_in);
-                m_in = -1;
-                return false;
-            }
-            off += static_cast<std::size_t>(n);
-        }
-        return true;
+        if (write_all(m_in, data)) return true;
+        ::close(m_in);
+        m_in = -1;
+        return false;
     }
 
     std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) override {
@@ -617,18 +626,9 @@ public:
 
     bool write_line(const std::string& line) override {
         if (m_fd < 0) return false;
-        const std::string data = line + "\n";
-        std::size_t off = 0;
-        while (off < data.size()) {
-            ssize_t n = ::send(m_fd, data.data() + off, data.size() - off, MSG_NOSIGNAL);
-            if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) {
-                close_fd();
-                return false;
-            }
-            off += static_cast<std::size_t>(n);
-        }
-        return true;
+        if (write_all(m_fd, line + "\n")) return true;
+        close_fd();
+        return false;
     }
 
     std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) override {

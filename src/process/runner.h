@@ -103,6 +103,9 @@ public:
 /// Processes the POSIX runner started and has not reaped yet (the stray sweep spares them).
 std::set<int> live_children();
 
+/// This process's environment as a map (what a child inherits before process_spec's changes).
+std::map<std::string, std::string> environment_now();
+
 class process_runner {
 public:
     virtual ~process_runner() = default;

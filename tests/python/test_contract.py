@@ -187,11 +187,11 @@ assert hk.calls_for(100, 2, marks([10 * budget] * 5)) == 2                 # at 
 assert hk.calls_for(100, 40, marks([40 * budget / 10] * 5)) == 40          # ... even when the budget wants 10
 assert hk.calls_for(100, 2, []) == 100 and hk.calls_for(100, 2, marks([0.0] * 3)) == 100
 # Calls a sample and sets: one set per call, iters of them unless they do not fit the budget.
-assert hk.plan_calls(100, 2, 64 << 20, 4 << 30) == (64, 64)                # 4 GiB / 64 MiB sets
-assert hk.plan_calls(100, 24, 1 << 20, 4 << 30) == (100, 100)              # fits: iters
-assert hk.plan_calls(10, 24, 1 << 20, 4 << 30) == (24, 24)                 # the cache rule asks more
-assert hk.plan_calls(100, 2, 8 << 30, 4 << 30) == (2, 2)                   # huge sets: the cache rule's 2
-assert hk.plan_calls(100, 1, 1 << 20, 4 << 30, rotate=False) == (1, 100)   # no rotation: one set
+assert hk.plan_calls(100, 2, 64 << 20, 4 << 30) == 64                # 4 GiB / 64 MiB sets
+assert hk.plan_calls(100, 24, 1 << 20, 4 << 30) == 100              # fits: iters
+assert hk.plan_calls(10, 24, 1 << 20, 4 << 30) == 24                 # the cache rule asks more
+assert hk.plan_calls(100, 2, 8 << 30, 4 << 30) == 2                   # huge sets: the cache rule's 2
+assert hk.plan_calls(100, 1, 1 << 20, 4 << 30, rotate=False) == 100   # no rotation: one set
 assert 0 < hk.sets_budget('cpu') <= hk.SETS_BUDGET_BYTES
 for bad in ("soon", -1, 1e9):
     try:
