@@ -107,9 +107,10 @@ def scaffold_dear(out_dir, python, device, shape, iters, samples, warmup_s):
 
 
 def judge_gains_nothing(res):
-    """(ok, why) for copy_repeats against the dear baseline: caught (incorrect, invalid), or no
-    `faster` and not under 0.8x the baseline's time (copies handed out on repeated sets would
-    read ~0.5x or less)."""
+    """(ok, why) for copy_repeats against the dear baseline: caught (incorrect, invalid), or not
+    under 0.8x the baseline's time with one set per call (copies handed out on repeated sets
+    read ~0.5x or less). Not the verdict: the same work on both sides is `faster` by the seed's
+    rule ~3% of the time (its A/A rate; CI saw one at 0.971x)."""
     if res is None:
         return False, "verify failed"
     if res.get("verdict") in ("incorrect", "invalid"):
@@ -117,7 +118,7 @@ def judge_gains_nothing(res):
     c, b = res.get("candidate", {}), res.get("baseline", {})
     ratio = c.get("mean_ms", 0) / b["mean_ms"] if b.get("mean_ms") else 0.0
     same_k = all(r["line"].get("calls_per_sample") == r["line"].get("rotate_k") for r in res.get("runs", []))
-    return (res.get("verdict") != "faster" and ratio >= 0.8 and same_k,
+    return (ratio >= 0.8 and same_k,
             "verdict %s, candidate/baseline time %.3f, one set per call %s" % (res.get("verdict"), ratio, same_k))
 
 
