@@ -93,6 +93,13 @@ REPLAY_BUDGET_S = 0.01
 # event fires when the spin ends with the replay already queued behind it: an idle GPU would
 # otherwise count the host's launch latency into the sample (nvbench's blocking kernel).
 START_SPIN_CYCLES = 50000
+# A GPU left idle for a few milliseconds (graph capture, the host side of a checked replay) runs
+# the next replays slow until it has been busy again for ~10-20 ms: on an H200 the first samples
+# of a ~0.5 ms gelu after capture read 2-4% over the rest of the run, and 10 ms of rest before
+# every sample put every sample 2% (0.5 ms gelu) to 18% (45 us gelu) over
+# (bench/results/h200-2026-11-30-d: drift_probe --runs, bench samples_ms). So the samples follow
+# RAMP_S of untimed back-to-back replays of the timed graph, after capture and after every idle.
+RAMP_S = 0.03
 
 DEFAULTS = {"seed": 0, "iters": 100, "samples": 10, "warmup_s": "auto", "timer": "auto",
             "device": "auto", "dtype": "bf16"}
@@ -744,6 +751,19 @@ def start_spin():
         spin(START_SPIN_CYCLES)
 
 
+def ramp(replay, sync, seconds=RAMP_S, clock=time.perf_counter):
+    """Untimed replays back to back for `seconds` (at least two), each waited for so the queue
+    never runs ahead of the clock: the GPU is busy when the next timed sample starts. Returns
+    the replays done."""
+    t_end = clock() + seconds
+    n = 0
+    while n < 2 or clock() < t_end:
+        replay()
+        sync()
+        n += 1
+    return n
+
+
 def time_cuda_graph(fn, sets, calls, samples):
     """CUDA-graph replay of `calls` calls cycling over the rotated sets; one event pair per replay.
 
@@ -766,6 +786,7 @@ def time_cuda_graph(fn, sets, calls, samples):
             last = fn(*s)  # earlier outputs are freed and their graph-pool memory reused
     graph.replay()
     torch.cuda.synchronize()
+    ramp(graph.replay, torch.cuda.synchronize)  # capture left the GPU idle
     out = []
     for _ in range(samples):
         a = torch.cuda.Event(enable_timing=True)

@@ -814,7 +814,8 @@ class TrustedRun:
         n_samples = self.target.samples
         checked_at = set(self.rng.sample(range(n_samples + 1), min(VERIFY_REPLAYS, n_samples + 1)))
         samples, fails = [], []
-        check_s = fresh_s = 0.0
+        check_s = fresh_s = ramp_s = 0.0
+        idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
         for i in range(n_samples + 1):
             if i in checked_at and not fails:
                 c0 = p.perf()
@@ -828,8 +829,14 @@ class TrustedRun:
                 elif not self.inputs_intact(sets):
                     fails.append("graph replay %d: the function changed its inputs; a kernel must not write to them" % r)
                 check_s += p.perf() - c0
+                idle = True  # the GPU waited for the host's check
             if i == n_samples:
                 break
+            if idle:
+                r0 = p.perf()
+                self.hk.ramp(lambda: p.replay(graph), p.dev_sync, clock=p.perf)
+                ramp_s += p.perf() - r0
+                idle = False
             # Fresh values before every timed replay too (they load before the start event): a
             # graph whose kernels skip work when their inputs did not change since the last
             # replay (outputs in graph memory still hold its results) has nothing to skip.
@@ -852,8 +859,8 @@ class TrustedRun:
         if self.profile_check:  # profiled by measure() once the thread watch is off
             self._profile_graph = (graph, s.calls)
         del outs, graph
-        self.phases.update({"graph_capture": t1 - t0, "samples": t2 - t1 - check_s - fresh_s,
-                            "fresh_values": fresh_s, "checked_replays": check_s})
+        self.phases.update({"graph_capture": t1 - t0, "samples": t2 - t1 - check_s - fresh_s - ramp_s,
+                            "fresh_values": fresh_s, "ramp": ramp_s, "checked_replays": check_s})
         return samples, "cuda_graph", None, fails
 
 

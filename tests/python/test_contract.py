@@ -161,6 +161,7 @@ assert b > 0 and src
 
 def test_warmup_auto_stops_when_steady_and_not_while_ramping(py, gelu):
     py_snippet(py, """
+import math
 import hotkernel_contract as hk
 def marks(times):  # pass durations laid end to end
     out, t = [], 0.0
@@ -192,6 +193,19 @@ assert hk.plan_calls(100, 24, 1 << 20, 4 << 30) == 100              # fits: iter
 assert hk.plan_calls(10, 24, 1 << 20, 4 << 30) == 24                 # the cache rule asks more
 assert hk.plan_calls(100, 2, 8 << 30, 4 << 30) == 2                   # huge sets: the cache rule's 2
 assert hk.plan_calls(100, 1, 1 << 20, 4 << 30, rotate=False) == 100   # no rotation: one set
+# The ramp before samples: replays back to back, each waited for, for RAMP_S and at least two.
+t, log = [0.0], []
+def replay():
+    log.append("replay")
+def sync():
+    log.append("sync")
+    t[0] += 0.004                                                      # a 4 ms replay
+n = hk.ramp(replay, sync, clock=lambda: t[0])
+assert n == math.ceil(hk.RAMP_S / 0.004) and log == ["replay", "sync"] * n, (n, log[:6])
+t[0], log[:] = 0.0, []
+def slow_sync():
+    t[0] += 1.0                                                        # one replay over RAMP_S
+assert hk.ramp(replay, slow_sync, clock=lambda: t[0]) == 2
 assert 0 < hk.sets_budget('cpu') <= hk.SETS_BUDGET_BYTES
 for bad in ("soon", -1, 1e9):
     try:
