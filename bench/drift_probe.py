@@ -23,13 +23,14 @@ import time
 WINDOWS_MS = (1, 3, 10, 30, 100, 300, 1000)
 
 
-def probe(shape, seconds):
+def gelu_graph(shape, replays):
+    """A bf16 gelu of `shape` over k input sets (3x L2 of them, at least 2, one set per call),
+    captured as one CUDA graph and replayed `replays` times. Returns (torch, sets, k, graph)."""
     import torch
     dev = torch.device("cuda", 0)
     rows, cols = (int(v) for v in shape.split("x"))
     l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
-    nbytes = rows * cols * 2
-    k = max(2, math.ceil(3 * l2 / nbytes))
+    k = max(2, math.ceil(3 * l2 / (rows * cols * 2)))
     sets = [torch.randn(rows, cols, device=dev, dtype=torch.bfloat16) for _ in range(k)]
     fn = torch.nn.functional.gelu
     side = torch.cuda.Stream()
@@ -43,9 +44,14 @@ def probe(shape, seconds):
     with torch.cuda.graph(g):
         for s in sets:
             fn(s)
-    for _ in range(20):
+    for _ in range(replays):
         g.replay()
     torch.cuda.synchronize()
+    return torch, sets, k, g
+
+
+def probe(shape, seconds):
+    torch, _, k, g = gelu_graph(shape, 20)
     per_call, t_end = [], time.perf_counter() + seconds
     while time.perf_counter() < t_end:
         evs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(50)]
@@ -80,26 +86,7 @@ def emulated_runs(shape, runs, idle_s, warm_s, samples_per_run):
     max SM clock is dropped and the GPU rests 50 ms, growing 1.5x to 0.5 s, as nvbench does at
     75%). A 10 ms rest before every sample was tried too: it made every sample slower (+2% at
     ~500 us, +18% at ~45 us, `h200-2026-11-30-d/2-emulated-runs.jsonl`)."""
-    import torch
-    dev = torch.device("cuda", 0)
-    rows, cols = (int(v) for v in shape.split("x"))
-    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
-    k = max(2, math.ceil(3 * l2 / (rows * cols * 2)))
-    sets = [torch.randn(rows, cols, device=dev, dtype=torch.bfloat16) for _ in range(k)]
-    fn = torch.nn.functional.gelu
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for s in sets:
-            fn(s)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
-    g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
-        for s in sets:
-            fn(s)
-    g.replay()
-    torch.cuda.synchronize()
+    torch, sets, k, g = gelu_graph(shape, 1)
     max_mhz = float(subprocess.run(["nvidia-smi", "--query-gpu=clocks.max.sm", "--format=csv,noheader,nounits"],
                                    capture_output=True, text=True).stdout.split()[0])
 
