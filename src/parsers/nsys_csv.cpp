@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -128,7 +129,10 @@ nsys_kern_sum parse_nsys_kern_sum(std::string_view text) {
         }
         a.total_ns += k.total_ns;
         a.time_pct += k.time_pct;
-        a.instances += k.instances;
+        // Saturated: two huge counts in a corrupt file would overflow (found by fuzz_nsys_csv).
+        a.instances = k.instances > std::numeric_limits<long long>::max() - a.instances
+                          ? std::numeric_limits<long long>::max()
+                          : a.instances + k.instances;
         if (k.min_ns) a.min_ns = a.min_ns ? std::min(*a.min_ns, *k.min_ns) : *k.min_ns;
         if (k.max_ns) a.max_ns = a.max_ns ? std::max(*a.max_ns, *k.max_ns) : *k.max_ns;
         a.med_ns.reset();  // a median does not add up across groups

@@ -2,6 +2,8 @@
 #include "parsers/sass.h"
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -9,6 +11,15 @@
 
 namespace hotkernel {
 namespace {
+
+/// Digits matched by a regex as an int, capped at `cap`: a corrupt listing's huge number must not
+/// throw (std::stoi throws out_of_range) or overflow a product.
+int capped_int(const std::string& digits, int cap = 1 << 20) {
+    unsigned long long v = 0;
+    const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || ptr == digits.data()) return ec == std::errc::result_out_of_range ? cap : 0;
+    return v > static_cast<unsigned long long>(cap) ? cap : static_cast<int>(v);
+}
 
 std::string base_of(std::string_view opcode) {
     auto dot = opcode.find('.');
@@ -171,7 +182,7 @@ sass_listing parse_sass(std::string_view text) {
             continue;
         }
         if (raw.find("SHI_REGISTERS") != std::string::npos && std::regex_search(raw, m, regs_re)) {
-            cur->fn.registers = std::stoi(m[1]);
+            cur->fn.registers = capped_int(m[1]);
             continue;
         }
         if (!maybe_insn && std::regex_search(raw, m, label_re)) {
@@ -206,7 +217,7 @@ std::vector<resource_usage> parse_res_usage(std::string_view text) {
         auto& r = out.back();
         for (std::sregex_iterator it(line.begin(), line.end(), kv_re), end; it != end; ++it) {
             const std::string key = (*it)[1];
-            const int v = std::stoi((*it)[2]);
+            const int v = capped_int((*it)[2], std::numeric_limits<int>::max());
             if (key == "REG") r.registers = v;
             else if (key == "STACK") r.stack_bytes = v;
             else if (key == "SHARED") r.shared_bytes = v;
@@ -225,15 +236,16 @@ int ptx_type_bits(std::string_view mod) {
     std::string s(mod);
     std::smatch m;
     if (!std::regex_match(s, m, re)) return 0;
-    int bits = std::stoi(m[1]);
-    if (m[2].matched) bits *= std::stoi(m[2]);
+    // Capped so a corrupt line cannot overflow the product (real widths are at most 128 x 8).
+    int bits = capped_int(m[1], 1024);
+    if (m[2].matched) bits *= capped_int(m[2], 64);
     return bits;
 }
 
 int ptx_access_bits(const std::vector<std::string>& mods) {
     int vec = 1, bits = 0;
     for (const auto& mod : mods) {
-        if (mod.size() >= 2 && mod[0] == 'v' && std::isdigit(static_cast<unsigned char>(mod[1]))) vec = std::stoi(mod.substr(1));
+        if (mod.size() >= 2 && mod[0] == 'v' && std::isdigit(static_cast<unsigned char>(mod[1]))) vec = capped_int(mod.substr(1), 64);
         else if (int b = ptx_type_bits(mod)) bits = b;
     }
     return vec * bits;

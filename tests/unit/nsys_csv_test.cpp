@@ -2,6 +2,8 @@
 // nsys cannot write reports on the H200 image, see tests/fixtures/h200/nsys-*.log).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "inside/kernel_tables.h"
 #include "parsers/nsys_csv.h"
 #include "util/files.h"
@@ -53,6 +55,18 @@ TEST(nsys_csv, middle_generation_rows_per_grid_block_are_added_up) {
     EXPECT_NEAR(*k.stddev_ns, 441.59, 0.01);  // pooled over both groups
     EXPECT_DOUBLE_EQ(k.time_pct, 90.0);
     ASSERT_EQ(s.warnings.size(), 1u);
+}
+
+TEST(nsys_csv, merged_instance_counts_saturate_instead_of_overflowing) {
+    // A corrupt file (from fuzz_nsys_csv) whose rows of one kernel carry counts near 2^63.
+    const auto s = parse_nsys_kern_sum(
+        "Time (%),Total Time (ns),Instances,GridXYZ,Name\n"
+        "50.0,100,8222222222222222222,1 1 1,k\n"
+        "50.0,100,2222222222222222222,2 1 1,k\n");
+    ASSERT_EQ(s.kernels.size(), 1u);
+    EXPECT_EQ(s.kernels[0].merged_rows, 2);
+    EXPECT_EQ(s.kernels[0].instances, std::numeric_limits<long long>::max());
+    EXPECT_DOUBLE_EQ(s.kernels[0].total_ns, 200);
 }
 
 TEST(nsys_csv, legacy_generation_average_minimum_maximum) {

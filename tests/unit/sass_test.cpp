@@ -2,6 +2,8 @@
 // of instruction forms the captures lack (128-bit loads, tensor cores, spills, fat binaries).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "inside/nvidia_tools.h"
 #include "parsers/sass.h"
 #include "util/errors.h"
@@ -132,6 +134,17 @@ TEST(res_usage, cuobjdump_resource_lines) {
     EXPECT_EQ(*r[0].registers, 29);
     EXPECT_EQ(*r[0].shared_bytes, 1024);
     EXPECT_EQ(*r[0].constant0_bytes, 568);
+}
+
+TEST(res_usage, huge_numbers_in_a_corrupt_listing_are_capped_not_thrown) {
+    // std::stoi threw out_of_range on these (and terminated disassemble).
+    const auto r = parse_res_usage(" Function k:\n  REG:99999999999999999999 STACK:4294967296 SHARED:12\n");
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(*r[0].registers, std::numeric_limits<int>::max());
+    EXPECT_EQ(*r[0].stack_bytes, std::numeric_limits<int>::max());
+    EXPECT_EQ(*r[0].shared_bytes, 12);
+    const auto p = parse_ptx(".visible .entry k(\n)\n{\nld.global.v99999999999.f99999999999x99999 {%f1}, [%rd1];\n}\n");
+    EXPECT_GT(p.widest_global_load_bits, 0);
 }
 
 TEST(ptx, real_exe_ptx_and_triton_ptx) {
