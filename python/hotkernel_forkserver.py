@@ -540,7 +540,6 @@ def _ready_line(info, errors):
     }
 
 
-
 def _serve(requests):
     """Answers requests until the client goes (EOF) or says quit; True for quit."""
     while True:

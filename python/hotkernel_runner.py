@@ -347,13 +347,15 @@ class TrustedRun:
         if self.session.is_cuda:
             self.prims.dev_sync()
 
+    def _unpredictable_generator(self):
+        """A generator seeded from os.urandom now: nothing the candidate saw earlier predicts it."""
+        return self.hk._generator(self.session.device, int.from_bytes(os.urandom(6), "little"))
+
     def fresh_round(self):
         """Loads fresh values into the timed input tensors (same storage, new contents) and
-        returns the harness's copies of them. The seed comes from os.urandom now: nothing the
-        candidate saw earlier predicts it."""
+        returns the harness's copies of them, drawn from an unpredictable generator."""
         hk, s = self.hk, self.session
-        gen = hk._generator(s.device, int.from_bytes(os.urandom(6), "little"))
-        sets = hk.make_timed_sets(self.target, gen, s.device, s.k, s.derive_fn)
+        sets = hk.make_timed_sets(self.target, self._unpredictable_generator(), s.device, s.k, s.derive_fn)
         with self.torch.no_grad():
             for dst, src in zip(s.timed_sets, sets):
                 for d, x in zip(dst, src):
@@ -367,20 +369,18 @@ class TrustedRun:
         fp32, casts and copies: ~4 ms of GPU work right before the replay for 1.6 GB of inputs).
         Derived or integer inputs get the full fresh_round."""
         s, t = self.session, self.target
-        if t.derive:
-            return self.fresh_round()
         names = list(t.call_names)
         # The rotated inputs; every input when none rotates (one set, its values still change).
         idx = [i for i, n in enumerate(names) if n in t.rotate] or list(range(len(names)))
-        if not all(s.timed_sets[0][i].is_floating_point() for i in idx):
-            return self.fresh_round()
-        gen = self.hk._generator(s.device, int.from_bytes(os.urandom(6), "little"))
+        if t.derive or not all(s.timed_sets[0][i].is_floating_point() for i in idx):
+            self.fresh_round()
+            return
+        gen = self._unpredictable_generator()
         with self.torch.no_grad():
             for one in s.timed_sets:
                 for i in idx:
                     one[i].normal_(generator=gen)
         self._sync()
-        return None
 
     def refs_for(self, src_set):
         s = self.session
@@ -834,7 +834,7 @@ class TrustedRun:
                 break
             if idle:
                 r0 = p.perf()
-                self.hk.ramp(lambda: p.replay(graph), p.dev_sync, clock=p.perf)
+                self.hk.ramp(lambda g=graph: p.replay(g), p.dev_sync, clock=p.perf)
                 ramp_s += p.perf() - r0
                 idle = False
             # Fresh values before every timed replay too (they load before the start event): a

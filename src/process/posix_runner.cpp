@@ -182,6 +182,16 @@ const char* signal_name(int sig) {
     }
 }
 
+/// A waitpid status as the sessions' describe_exit says it: "exited with status 1", "was killed
+/// by signal 9 (SIGKILL)".
+std::string describe_wait_status(int status) {
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        return "was killed by signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
+    }
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
 }  // namespace
 
 std::string process_result::describe(double timeout_s) const {
@@ -516,14 +526,7 @@ public:
         return m_err_buf;
     }
 
-    std::string describe_exit() override {
-        if (alive()) return "running";
-        if (WIFSIGNALED(m_status)) {
-            const int sig = WTERMSIG(m_status);
-            return "was killed by signal " + std::to_string(sig) + " (" + signal_name(sig) + ")";
-        }
-        return "exited with status " + std::to_string(WEXITSTATUS(m_status));
-    }
+    std::string describe_exit() override { return alive() ? "running" : describe_wait_status(m_status); }
 
 private:
     /// Reads whatever is ready on stdout, stderr and the channel, waiting up to wait_ms.
@@ -695,12 +698,7 @@ public:
     }
 
     std::string describe_exit() override {
-        if (m_exited) {
-            if (WIFSIGNALED(m_status))
-                return "was killed by signal " + std::to_string(WTERMSIG(m_status)) + " (" +
-                       signal_name(WTERMSIG(m_status)) + ")";
-            return "exited with status " + std::to_string(WEXITSTATUS(m_status));
-        }
+        if (m_exited) return describe_wait_status(m_status);
         return m_closed ? "closed the connection" : "running";
     }
 
