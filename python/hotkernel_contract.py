@@ -78,10 +78,13 @@ SETS_BUDGET_SHARE = 16
 # replay on a GPU busy within the last seconds (as in a bench/verify, runs back to back), A/A
 # verifies with 0.2 s stayed inconclusive, and a 0.5 GB/call gelu moves +-3% between back-to-back
 # half-second blocks whatever the warm-up (fidelity_probe); each 0.1 s here costs 0.2 s a pair.
+# Since the runner ramps right before its samples (RAMP_S), 0.1 s did as well as 0.25 s: 16 runs
+# of a 0.5 ms gelu spread 0.65%/0.57% against 0.60%/0.51%, at the same level, and a 45 us one
+# 0.95% against 0.85% (bench/results/h200-2026-11-30-e), 0.2 s a run sooner.
 # triton's 25 ms warm-up was 30% off on a cold GPU (triton#2306): the window test catches that.
-WARMUP_MIN_S = 0.25
+WARMUP_MIN_S = 0.1
 WARMUP_MAX_S = 1.0
-WARMUP_WINDOW_S = 0.1
+WARMUP_WINDOW_S = 0.05
 WARMUP_STEADY = 0.005
 
 # A sample of long calls is cut to about REPLAY_BUDGET_S of calls (whole passes over the K sets,
@@ -99,8 +102,7 @@ START_SPIN_CYCLES = 50000
 # every sample put every sample 2% (0.5 ms gelu) to 18% (45 us gelu) over
 # (bench/results/h200-2026-11-30-d: drift_probe --runs, bench samples_ms). So the trusted
 # runner's samples follow RAMP_S of untimed back-to-back replays of the timed graph, after capture
-# and after every checked replay. (time_cuda_graph below, the self-reported timer, does not ramp
-# yet: that change has not run on a GPU.)
+# and after every checked replay; time_cuda_graph below, the self-reported timer, after capture.
 RAMP_S = 0.03
 
 DEFAULTS = {"seed": 0, "iters": 100, "samples": 10, "warmup_s": "auto", "timer": "auto",
@@ -573,6 +575,30 @@ def reference_outputs(target, inputs, baseline_fn=None, reference_fn=None):
     return [upcast(o).detach().clone() for o in outs]
 
 
+def _clearly_within(of, rf, rtol, atol_f):
+    """check()'s pass for one fp64 output and reference, in few distinct kernels: every element
+    finite and inside its allowance by a margin. Returns check()'s figures then, else None, and
+    check()'s exact path (NaN/Inf counts, elements over, the reason) decides. A run's first check
+    is in a fresh CUDA context, where each kernel's first use loads it lazily: 10-80 ms each on an
+    H200, ~0.2 s for the exact path's dozen (isfinite, all, sum, pow, mean, gt, clamp, ...), so
+    the common case gets one norm, sub/abs/mul/add/div and one max (bench/run_cost_probe.py)."""
+    n = rf.numel()
+    if n == 0:
+        return None
+    scale = float(rf.norm()) / math.sqrt(n)  # rms; NaN/Inf when the reference has any
+    if not math.isfinite(scale):
+        return None
+    a_abs = atol_f * scale
+    diff = torch.sub(of, rf).abs_()
+    max_abs = float(diff.max())
+    # allowance a_abs + rtol*|ref|; a zero allowance gives NaN (0/0) or Inf: the exact path
+    used = float(diff.div_(rf.abs().mul_(rtol).add_(a_abs)).max())  # NaN from any NaN
+    if not used < 1.0 - 1e-9:  # over, on or within rounding of the line: decided exactly
+        return None
+    rel = max_abs / scale if scale > 0 else 0.0
+    return {"max_abs": max_abs, "rel": rel, "atol": a_abs, "scale": scale, "tol_used": used}
+
+
 def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
     """Compares outputs with the fp32 reference. Returns a dict: ok, reason, max_abs, rel (max_abs /
     rms(ref)), atol (absolute, as used), rtol, scale (rms(ref)), tol_used (worst |err| / allowed).
@@ -613,6 +639,11 @@ def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
             return res
         of = o.detach().double() if o.is_floating_point() else o.detach().to(torch.float64)
         rf = r.detach().double()
+        clear = _clearly_within(of, rf, rtol, atol_f)
+        if clear is not None:
+            if worst is None or clear["tol_used"] > worst["tol_used"]:
+                worst = clear
+            continue
         if not torch.isfinite(rf).all():
             res["reason"] = "the reference for %s has NaN/Inf: the target's inputs or reference are bad" % label
             return res
@@ -788,6 +819,7 @@ def time_cuda_graph(fn, sets, calls, samples):
             last = fn(*s)  # earlier outputs are freed and their graph-pool memory reused
     graph.replay()
     torch.cuda.synchronize()
+    ramp(graph.replay, torch.cuda.synchronize)  # capture left the GPU idle (RAMP_S above)
     out = []
     for _ in range(samples):
         a = torch.cuda.Event(enable_timing=True)

@@ -171,7 +171,7 @@ def marks(times):  # pass durations laid end to end
     return out
 steady = marks([0.002] * 300)                                # 0.6 s of identical 2 ms passes
 assert hk.warmup_settled(steady, "auto")
-assert not hk.warmup_settled(steady[:100], "auto")           # 0.2 s: under WARMUP_MIN_S
+assert not hk.warmup_settled(steady[:40], "auto")            # 0.08 s: under WARMUP_MIN_S
 ramp = marks([0.002 * (1 - 0.3 * min(1.0, i / 350.0)) for i in range(320)])  # clocks still rising at 0.55 s
 assert ramp[-1][0] > hk.WARMUP_MIN_S and not hk.warmup_settled(ramp, "auto")
 assert hk.warmup_settled(marks([0.002 * (1 - 0.3 * min(1.0, i / 350.0)) for i in range(700)]), "auto")  # past 1 s
@@ -243,6 +243,49 @@ assert not hk.check(torch.zeros(256, 64), tiny, 'fp32')['ok']
 assert hk.check(tiny.clone(), tiny, 'fp32')['ok']
 class Sub(torch.Tensor): pass
 assert 'plain torch.Tensor' in hk.check(out.as_subclass(Sub), ref, 'bf16', exp)['reason']
+print('OK')
+""", gelu)
+
+
+def test_check_fast_pass_never_passes_what_the_rule_fails(py, gelu):
+    # check() passes the common case in a few kernels (_clearly_within) and leaves the rest to
+    # its exact path: its verdict must be the rule's, element by element, at the line too.
+    py_snippet(py, """
+import torch, hotkernel_contract as hk
+g = torch.Generator().manual_seed(2)
+ref = torch.randn(300, 70, generator=g)
+ref.view(-1)[:50] = 0.0                            # zeros: allowance atol*rms only
+def rule(c, ref, rtol, atol_f):                    # the documented rule, written out
+    o, r = c.double(), ref.double()
+    scale = float(r.pow(2).mean().sqrt())
+    return bool(torch.isfinite(o).all()) and bool(((o - r).abs() <= atol_f * scale + rtol * r.abs()).all())
+def nudge(by, at=777):
+    t = ref.clone()
+    scale = float(ref.double().pow(2).mean().sqrt())
+    t.view(-1)[at] = ref.view(-1)[at] + by * (1.6e-2 * scale + 1.6e-2 * abs(float(ref.view(-1)[at])))
+    return t
+cases = {"same": ref.clone(), "bf16": ref.to(torch.bfloat16).float(), "zeros": torch.zeros_like(ref)}
+for by in (0.5, 0.999999, 1.0 - 1e-12, 1.0, 1.0 + 1e-12, 1.000001, 3.0, -1.0, -1.5):
+    cases["by %r" % by] = nudge(by)
+    cases["by %r at a zero" % by] = nudge(by, at=7)
+for bad in ("nan", "inf", "-inf"):
+    t = ref.clone(); t.view(-1)[9] = float(bad); cases[bad] = t
+fast = 0
+for name, c in cases.items():
+    for rtol, atol_f in ((1.6e-2, 1.6e-2), (1e-4, 1e-4), (1.6e-2, 0.0)):
+        want = rule(c, ref, rtol, atol_f)
+        got = hk.check(c, ref, 'fp32', rtol=rtol, atol=atol_f)
+        assert got['ok'] == want, (name, rtol, atol_f, got)
+        clear = hk._clearly_within(c.double(), ref.double(), rtol, atol_f)
+        if clear is not None:
+            fast += 1
+            assert want and clear['tol_used'] < 1, (name, clear)
+            assert abs(clear['scale'] / float(ref.double().pow(2).mean().sqrt()) - 1) < 1e-12
+# the fast pass takes the clear cases (atol 0 with zeros in the reference never is one)
+assert fast >= 8, fast
+bad_ref = ref.clone(); bad_ref.view(-1)[3] = float('nan')
+assert hk._clearly_within(ref.double(), bad_ref.double(), 1.6e-2, 1.6e-2) is None
+assert 'reference' in hk.check(ref, bad_ref, 'fp32')['reason']
 print('OK')
 """, gelu)
 
