@@ -297,8 +297,17 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
             tc, _, _ = hk(["bench", c, "--n", "5"], binary, python=python)
             true_pct = 100 * (tc["mean_ms"] / tb["mean_ms"] - 1) if tb and tc else None
             # A CLI verify with a fork server of its own (HOTKERNEL_KEEP_WARM_S=0: it imports torch
-            # first), then one that finds the server the benches above kept (the default).
-            for via, env in (("cli, own server", {"HOTKERNEL_KEEP_WARM_S": "0"}), ("cli, kept server", None)):
+            # first), one right after a `new` (which starts the kept server: a socket folder of its
+            # own, so nothing the benches kept is there), then one that finds the server the benches
+            # above kept (the default).
+            fresh_dir = tempfile.mkdtemp(prefix="hkx", dir="/tmp")
+            after_new = {"XDG_RUNTIME_DIR": fresh_dir}
+            for via, env in (("cli, own server", {"HOTKERNEL_KEEP_WARM_S": "0"}), ("cli, right after new", after_new),
+                             ("cli, kept server", None)):
+                if via == "cli, right after new":
+                    hk(["new", "torch.nn.functional:gelu", "--shape", dict((a, b) for a, b, _ in sizes)[label], "--out-dir",
+                        os.path.join(fresh_dir, "t"), "--name", label, "--device", "cuda"], binary, python=python,
+                       env=env)
                 res, wall, _ = hk(["verify", base, c] + verify_args, binary, python=python, env=env)
                 if not res:
                     continue

@@ -29,6 +29,7 @@ import sys
 import time
 
 _T0 = time.perf_counter()
+_STARTED_AT = time.time()
 _SERVER_PID = os.getpid()
 _RESULT_FD = int(os.environ.get("HOTKERNEL_RESULT_FD", "1"))  # replaced in main() when unset
 _IN_FD = 0
@@ -585,13 +586,12 @@ def _import_stamp():
     return stamp
 
 
-def _serve_kept(path, idle_s, info, errors):
-    """Kept mode: one connection at a time on the Unix socket at `path`, until idle."""
-    global _IN_FD, _RESULT_FD
-    import fcntl
-    import select
+def _listen_kept(path):
+    """Kept mode, before the imports: listens on the Unix socket at `path` at once, so a client
+    that comes while torch is still importing (the bench right after the `new` that started this
+    server) connects and waits for the ready line instead of starting a second server.
+    Returns (socket, lock fd, the socket file's inode)."""
     import socket
-    import struct
 
     try:
         import ctypes
@@ -611,10 +611,21 @@ def _serve_kept(path, idle_s, info, errors):
     finally:
         os.umask(old_umask)
     srv.listen(8)
-    inode = os.stat(path).st_ino
-    stamp = _import_stamp()
     _LISTEN_FD[0] = srv.fileno()
-    started, served = time.time(), 0
+    return srv, lock_fd, os.stat(path).st_ino
+
+
+def _serve_kept(path, listening, idle_s, info, errors):
+    """Kept mode: one connection at a time on the socket _listen_kept opened, until idle."""
+    global _IN_FD, _RESULT_FD
+    import fcntl
+    import select
+    import socket
+    import struct
+
+    srv, lock_fd, inode = listening
+    stamp = _import_stamp()
+    started, served = _STARTED_AT, 0
 
     def still_ours():
         try:
@@ -676,6 +687,7 @@ def main():
         os.dup2(2, 1)
     except OSError:
         pass
+    listening = _listen_kept(kept) if kept else None
     info, errors = _preload()
     _IMPORT_S[0] = time.perf_counter() - _T0
     import gc
@@ -684,7 +696,7 @@ def main():
         gc.collect()
         gc.freeze()
     if kept:
-        _serve_kept(kept, idle_s, info, errors)
+        _serve_kept(kept, listening, idle_s, info, errors)
         return
     _send(_ready_line(info, errors))
     _serve(_Requests())

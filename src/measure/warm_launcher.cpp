@@ -316,6 +316,7 @@ private:
             return false;
         }
         ++m_st.server_starts;
+        m_st.server_reused = false;
         process_spec sp;
         try {
             sp.argv = {key.first, (embedded_python_dir() / "hotkernel_forkserver.py").string()};
@@ -412,8 +413,12 @@ private:
                 }
                 m_st.server_info = ready;
                 m_st.server_kept = srv.kept;
-                // A kept server that served an earlier connection: its imports were paid then.
-                m_st.server_reused = srv.kept && ready.value("connection", 1) > 1;
+                // A kept server this command did not start (a pid of 0: it was listening already, as
+                // one `new` started), or that served an earlier connection: its imports were paid then.
+                // (One from the MCP session's pool was marked reused when adopted: it may be a server
+                // an earlier `new` started that finished its imports just now.)
+                m_st.server_reused = m_st.server_reused ||
+                                     (srv.kept && (ready.value("connection", 1) > 1 || session->pid() == 0));
                 m_st.server_age_s = ready.value("age_s", 0.0);
                 srv.ready = std::move(ready);
                 return &srv;
@@ -597,6 +602,43 @@ json warm_launcher::describe() const {
 
 void warm_launcher::prestart(const std::string& python, const std::filesystem::path& script, process_runner& runner) {
     forking_runner(*m_state, runner).prestart(python, script);
+}
+
+json warm_launcher::prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner) {
+    auto& st = *m_state;
+    auto no = [](const std::string& why) { return json{{"started", false}, {"reason", why}}; };
+    if (!st.enabled) return no("warm=false was given");
+    std::string bad;
+    const bool pooled = pool_enabled();
+    if (!pooled && keep_warm_s(&bad) <= 0)
+        return no(bad.empty() ? "HOTKERNEL_KEEP_WARM_S=0: no fork server outlives a command, so each bench and "
+                                "verify starts its own"
+                              : bad);
+    forking_runner(st, runner).prestart(python, script);
+    for (auto it = st.servers.begin(); it != st.servers.end(); ++it) {
+        if (it->second->kept) {
+            // Connected before this command leaves: a hotkernel right after it then finds the
+            // server listening (while it imports) instead of starting a second one.
+            if (!it->second->session->wait_listening(10.0)) {
+                std::string why = "the kept fork server did not start listening: " +
+                                  tail_text(trim(it->second->session->stderr_tail()), 300);
+                st.servers.erase(it);
+                return no(why);
+            }
+            return json{{"started", true}, {"kept", true},
+                        {"note", fmt::format("kept for the next bench/verify until idle for {:.0f} s "
+                                             "(HOTKERNEL_KEEP_WARM_S)", keep_warm_s())}};
+        }
+        if (pooled)
+            return json{{"started", true}, {"pooled", true},
+                        {"note", "kept in this MCP session for the next bench/verify of this interpreter"}};
+        // A private server would end with this command: not worth its imports.
+        std::string why = st.kept_note.empty() ? "no kept fork server could be had" : st.kept_note;
+        st.servers.erase(it);
+        return no(why);
+    }
+    return no(!st.disabled_reason.empty() ? st.disabled_reason
+                                          : (st.kept_note.empty() ? "the fork server was not started" : st.kept_note));
 }
 
 process_result warm_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {

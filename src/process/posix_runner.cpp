@@ -661,6 +661,16 @@ public:
         }
     }
 
+    bool wait_listening(double timeout_s) override {
+        const auto deadline = after_s(timeout_s);
+        while (m_fd < 0) {
+            if (try_connect()) break;
+            if (m_closed || !alive() || clock_type::now() >= deadline) return false;
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        return true;
+    }
+
     bool alive() override {
         if (m_closed) return false;
         if (m_fd >= 0) return true;

@@ -98,6 +98,13 @@ public:
     [[nodiscard]] virtual std::string stderr_tail() = 0;
     /// "exited with status 1", "killed by signal 9 (SIGKILL)", or "running".
     [[nodiscard]] virtual std::string describe_exit() = 0;
+    /// A kept server's session started by this process: waits up to timeout_s until the server
+    /// accepts connections (it listens before its imports), so a caller that leaves at once
+    /// (`new`) leaves a server the next hotkernel finds. True once connected; other sessions: true.
+    virtual bool wait_listening(double timeout_s) {
+        (void)timeout_s;
+        return true;
+    }
 };
 
 /// Processes the POSIX runner started and has not reaped yet (the stray sweep spares them).

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "measure/trusted_launcher.h"
+#include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "target/target_spec.h"
@@ -217,6 +219,11 @@ json new_handler(const json& args, tool_context& ctx) {
     const std::string name = target["name"].get<std::string>();
 
     const std::string python = resolve_python(ctx);
+    // The next bench/verify of these scripts forks from a server whose imports (torch: 3-5 s on
+    // an H200 host) start now, beside the probe's own. The scripts do not exist yet; the contract
+    // they import stands in for them (it names torch: the server imports it).
+    auto launcher = make_warm_launcher(make_launcher_for({}), args.at("warm").get<bool>());
+    const json fork_server = launcher->prewarm(python, embedded_python_dir() / "hotkernel_contract.py", *ctx.runner);
     const json probe = run_probe(target, out_dir, python, ctx);
 
     const fs::path baseline_path = out_dir / (name + "_baseline.py");
@@ -285,6 +292,7 @@ json new_handler(const json& args, tool_context& ctx) {
         if (probe.contains(k)) p[k] = probe[k];
     result["probe"] = p;
     result["next_steps"] = next;
+    result["fork_server"] = fork_server;
     result["warnings"] = warnings;
     return result;
 }
@@ -307,6 +315,10 @@ std::string new_render(const json& r) {
                        r["contract"].value("sha256", "").substr(0, 16));
     out += "next:\n";
     for (const auto& s : r["next_steps"]) out += "  " + s.get<std::string>() + "\n";
+    if (const json& f = r.value("fork_server", json::object()); f.value("started", false))
+        out += "fork server: importing torch for them now, " + f.value("note", std::string()) + "\n";
+    else if (f.contains("reason"))
+        out += "fork server: not started (" + f.value("reason", std::string()) + ")\n";
     for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
     return out;
 }
@@ -372,6 +384,12 @@ tool_spec new_tool() {
         {.name = "force", .type = param_type::boolean,
          .description = "Replace an existing candidate that differs from what new writes (it was edited)",
          .default_value = false},
+        {.name = "warm", .type = param_type::boolean,
+         .description = "Start now, in the background, the fork server the next bench/verify of these scripts forks "
+                        "from, so they do not wait for its imports (default true; only where it outlives this call: "
+                        "from the CLI a kept server, until idle for HOTKERNEL_KEEP_WARM_S seconds, 600, 0: none; in "
+                        "an MCP session its pool); false: start nothing",
+         .default_value = true},
     };
     t.output_schema = json{
         {"type", "object"},
@@ -391,6 +409,14 @@ tool_spec new_tool() {
             {"properties", {{"protocol", {{"type", "integer"}}}, {"sha256", {{"type", "string"}}}}}}},
           {"probe", {{"type", "object"}}},
           {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"fork_server",
+           {{"type", "object"},
+            {"properties",
+             {{"started", {{"type", "boolean"}}},
+              {"kept", {{"type", "boolean"}}},
+              {"pooled", {{"type", "boolean"}}},
+              {"note", {{"type", "string"}}},
+              {"reason", {{"type", "string"}}}}}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
     t.needs = {tool_need::python};

@@ -362,3 +362,67 @@ def test_a_kept_server_whose_torch_changed_on_disk_is_replaced(tmp_path):
         assert third["fork_server"]["torch"] == "0.1-fake"
     finally:
         kill_tagged(tag)
+
+
+def test_new_starts_the_kept_server_the_next_bench_forks_from(tmp_path):
+    # `new` starts the kept fork server (importing torch) for the bench/verify that follow it;
+    # the bench forks from that same server. Nothing is started when keeping or warm is off.
+    deb = "/usr/bin/python3"
+    if subprocess.run([deb, "-c", "import torch"], capture_output=True).returncode != 0:
+        pytest.skip("Debian's python3 has no torch here")
+    tag = uuid.uuid4().hex
+    (tmp_path / "a").mkdir()
+    env = kept_env(tmp_path / "a", 30, tag)
+    new_args = ("new", "torch.nn.functional:gelu", "--shape", "8x64", "--iters", "5", "--device", "cpu")
+    try:
+        r = hk(*new_args, "--out-dir", str(tmp_path / "t"), env=env, python=deb)
+        assert r.returncode == 0, r.stderr
+        fs = json.loads(r.stdout)["fork_server"]
+        assert fs["started"] and fs["kept"] and "HOTKERNEL_KEEP_WARM_S" in fs["note"], fs
+        servers = [pid for pid in procs_with_tag(tag) if is_server(pid)]
+        assert len(servers) == 1, [cmdline(p) for p in procs_with_tag(tag)]  # new has exited; its server has not
+        b = hk("bench", str(tmp_path / "t" / "gelu_baseline.py"), "--n", "1", env=env, python=deb)
+        assert b.returncode == 0, b.stderr
+        res = json.loads(b.stdout)
+        assert res["launcher"] == "trusted-runner+warm-fork", res["launcher_reason"]
+        assert res["fork_server"]["kept"] and res["fork_server"]["reused"], res["fork_server"]
+        assert [pid for pid in procs_with_tag(tag) if is_server(pid)] == servers  # the same one, not a second
+    finally:
+        kill_tagged(tag)
+    for keep, flag, says in (("0", (), "HOTKERNEL_KEEP_WARM_S=0"), ("30", ("--no-warm",), "warm=false")):
+        tag = uuid.uuid4().hex
+        sub = tmp_path / ("off-" + keep)
+        sub.mkdir()
+        try:
+            r = hk(*new_args, *flag, "--out-dir", str(sub / "t"), env=kept_env(sub, keep, tag), python=deb)
+            assert r.returncode == 0, r.stderr
+            fs = json.loads(r.stdout)["fork_server"]
+            assert not fs["started"] and says in fs["reason"], fs
+            assert not procs_with_tag(tag), [cmdline(p) for p in procs_with_tag(tag)]
+        finally:
+            kill_tagged(tag)
+
+
+def test_new_in_an_mcp_session_leaves_the_server_for_the_next_bench(tmp_path):
+    # In an MCP session `new` starts the fork server into the session's pool: the bench of the
+    # scaffolded baseline forks from it (imports paid during `new`), and it ends with the session.
+    tag = uuid.uuid4().hex
+    session = McpSession("--python", "/usr/bin/python3", env={"HK_WARM_TAG": tag}, timeout=120)
+
+    def call(tool, args):
+        res = session.call(tool, args)
+        assert not res.get("isError"), res
+        return res["structuredContent"]
+    try:
+        made = call("new", {"from": "torch.nn.functional:gelu", "shape": "8x64", "iters": 5, "device": "cpu",
+                            "out_dir": str(tmp_path / "t")})
+        assert made["fork_server"]["started"] and made["fork_server"]["pooled"], made["fork_server"]
+        res = call("bench", {"script": made["files"]["baseline"], "n": 1})
+        assert res["launcher"] == "trusted-runner+warm-fork", res["launcher_reason"]
+        assert res["fork_server"]["reused"] is True, res["launcher_reason"]
+    finally:
+        session.close()
+    deadline = time.monotonic() + 5
+    while procs_with_tag(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not procs_with_tag(tag), "the fork server outlived the MCP session"
