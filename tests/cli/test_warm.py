@@ -169,6 +169,23 @@ def kill_tagged(tag):
             pass
 
 
+def tool_caller(session):
+    """call(tool, args) -> the structuredContent of an MCP tool call that must succeed."""
+    def call(tool, args):
+        res = session.call(tool, args)
+        assert not res.get("isError"), res
+        return res["structuredContent"]
+    return call
+
+
+def procs_left(tag, seconds):
+    """The tagged processes still alive after waiting up to `seconds` for them to go."""
+    deadline = time.monotonic() + seconds
+    while procs_with_tag(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return procs_with_tag(tag)
+
+
 @pytest.mark.parametrize("keep_s", ["0", "30"])
 def test_fork_server_children_do_not_outlive_hotkernel(tmp_path, keep_s):
     # Runs never outlive hotkernel; a kept server (HOTKERNEL_KEEP_WARM_S > 0) alone stays, idle.
@@ -310,10 +327,7 @@ def test_an_mcp_session_keeps_its_fork_server_between_calls_and_ends_it_with_the
     script = write(tmp_path, "t.py", "import json, torch\nprint(json.dumps({'ms': 1.0, 'ok': True}))\n")
     session = McpSession("--python", "/usr/bin/python3", env={"HK_WARM_TAG": tag}, timeout=120)
 
-    def call(tool, args):
-        res = session.call(tool, args)
-        assert not res.get("isError"), res
-        return res["structuredContent"]
+    call = tool_caller(session)
     try:
         t0 = time.monotonic()
         first = call("bench", {"script": script, "n": 2})
@@ -329,10 +343,7 @@ def test_an_mcp_session_keeps_its_fork_server_between_calls_and_ends_it_with_the
         assert procs_with_tag(tag), "the fork server should be alive between calls"
     finally:
         session.close()
-    deadline = time.monotonic() + 5
-    while procs_with_tag(tag) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not procs_with_tag(tag), "the fork server outlived the MCP session"
+    assert not procs_left(tag, 5), "the fork server outlived the MCP session"
 
 
 def test_a_kept_server_whose_torch_changed_on_disk_is_replaced(tmp_path):
@@ -409,10 +420,7 @@ def test_new_in_an_mcp_session_leaves_the_server_for_the_next_bench(tmp_path):
     tag = uuid.uuid4().hex
     session = McpSession("--python", "/usr/bin/python3", env={"HK_WARM_TAG": tag}, timeout=120)
 
-    def call(tool, args):
-        res = session.call(tool, args)
-        assert not res.get("isError"), res
-        return res["structuredContent"]
+    call = tool_caller(session)
     try:
         made = call("new", {"from": "torch.nn.functional:gelu", "shape": "8x64", "iters": 5, "device": "cpu",
                             "out_dir": str(tmp_path / "t")})
@@ -422,7 +430,4 @@ def test_new_in_an_mcp_session_leaves_the_server_for_the_next_bench(tmp_path):
         assert res["fork_server"]["reused"] is True, res["launcher_reason"]
     finally:
         session.close()
-    deadline = time.monotonic() + 5
-    while procs_with_tag(tag) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not procs_with_tag(tag), "the fork server outlived the MCP session"
+    assert not procs_left(tag, 5), "the fork server outlived the MCP session"
