@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "python/interpreter.h"
+#include "util/files.h"
 #include "util/hash.h"
 #include "util/strings.h"
 
@@ -100,12 +101,19 @@ std::string import_env_digest() {
 }
 
 /// The folder for kept servers' sockets, private to this user; empty with *why set when there
-/// is no safe one ($XDG_RUNTIME_DIR/hotkernel, else ~/.cache/hotkernel/run, else /tmp).
+/// is no safe one ($XDG_RUNTIME_DIR/hotkernel, else run/ in hotkernel's cache folder when the
+/// user has one, else /tmp/hotkernel-<uid>).
 std::filesystem::path kept_dir(std::string* why) {
     namespace fs = std::filesystem;
+    auto set = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v != nullptr && *v != '\0';
+    };
     std::vector<fs::path> tries;
-    if (const char* x = std::getenv("XDG_RUNTIME_DIR"); x && *x) tries.push_back(fs::path(x) / "hotkernel");
-    if (const char* h = std::getenv("HOME"); h && *h) tries.push_back(fs::path(h) / ".cache" / "hotkernel" / "run");
+    if (set("XDG_RUNTIME_DIR")) tries.push_back(fs::path(std::getenv("XDG_RUNTIME_DIR")) / "hotkernel");
+    // cache_dir() ($XDG_CACHE_HOME/hotkernel, else ~/.cache/hotkernel), where the embedded Python
+    // files and calibrations live too; not its shared /tmp fallback.
+    if (set("XDG_CACHE_HOME") || set("HOME")) tries.push_back(cache_dir() / "run");
     tries.push_back(fs::path("/tmp") / fmt::format("hotkernel-{}", ::getuid()));
     for (const auto& d : tries) {
         std::error_code ec;

@@ -7,6 +7,7 @@ the standard library); one uses Debian's /usr/bin/python3, whose torch the serve
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -431,3 +432,24 @@ def test_new_in_an_mcp_session_leaves_the_server_for_the_next_bench(tmp_path):
     finally:
         session.close()
     assert not procs_left(tag, 5), "the fork server outlived the MCP session"
+
+
+def test_without_a_runtime_dir_the_socket_goes_in_the_cache_folder(tmp_path):
+    # No XDG_RUNTIME_DIR: the kept server's socket lives in run/ of hotkernel's cache folder
+    # ($XDG_CACHE_HOME/hotkernel, where the embedded Python files go too), private to the user.
+    tag = uuid.uuid4().hex
+    cache = Path(tempfile.mkdtemp(prefix="hkc"))  # short: a socket path has at most 107 bytes
+    script = write(tmp_path, "t.py", "import json\nprint(json.dumps({'ms': 1.0, 'ok': True}))\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(cache), HOTKERNEL_KEEP_WARM_S="30", HK_WARM_TAG=tag)
+    env.pop("XDG_RUNTIME_DIR", None)
+    try:
+        r = subprocess.run([BIN, "--python", PY, "bench", script, "--n", "1", "--json"], capture_output=True,
+                           text=True, env=env, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["fork_server"]["kept"], r.stdout
+        run_dir = cache / "hotkernel" / "run"
+        assert len(list(run_dir.glob("fs-*.sock"))) == 1, list(run_dir.iterdir())
+        assert oct(run_dir.stat().st_mode & 0o777) == "0o700"
+    finally:
+        kill_tagged(tag)
+        shutil.rmtree(cache, ignore_errors=True)
