@@ -633,9 +633,13 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
                 st.servers.erase(it);
                 return no(why);
             }
-            return json{{"started", true}, {"kept", true},
-                        {"note", fmt::format("kept for the next bench/verify until idle for {:.0f} s "
-                                             "(HOTKERNEL_KEEP_WARM_S)", keep_warm_s())}};
+            // pid 0: it was listening already (an earlier command's), so nothing was started.
+            const bool running = it->second->session->pid() == 0;
+            return json{{"started", !running}, {"kept", true}, {"already_running", running},
+                        {"note", fmt::format("{} for the next bench/verify until idle for {:.0f} s "
+                                             "(HOTKERNEL_KEEP_WARM_S)",
+                                             running ? "one kept from an earlier command is there" : "kept",
+                                             keep_warm_s())}};
         }
         if (pooled)
             return json{{"started", true}, {"pooled", true},

@@ -44,8 +44,9 @@ public:
     /// For a command that runs nothing itself (`new`): starts the fork server a later bench or
     /// verify of `script` will fork from, when one can outlive this command (kept across CLI
     /// calls, or in the MCP session's pool), without waiting for its imports. Returns
-    /// {"started": bool, "kept"/"pooled": bool, "reason"/"note": why}; starts nothing when warm is
-    /// off, keeping is off (HOTKERNEL_KEEP_WARM_S=0) or only a private server could be had.
+    /// {"started": bool, "kept"/"pooled"/"already_running": bool, "reason"/"note": why}; starts
+    /// nothing when warm is off, keeping is off (HOTKERNEL_KEEP_WARM_S=0), a kept one is already
+    /// running, or only a private server could be had.
     json prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner);
 
     /// Why the runs went the way they did, in one sentence (for `launcher_reason`).

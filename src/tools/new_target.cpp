@@ -317,6 +317,8 @@ std::string new_render(const json& r) {
     for (const auto& s : r["next_steps"]) out += "  " + s.get<std::string>() + "\n";
     if (const json& f = r.value("fork_server", json::object()); f.value("started", false))
         out += "fork server: importing torch for them now, " + f.value("note", std::string()) + "\n";
+    else if (f.value("already_running", false))
+        out += "fork server: warm already, " + f.value("note", std::string()) + "\n";
     else if (f.contains("reason"))
         out += "fork server: not started (" + f.value("reason", std::string()) + ")\n";
     for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
@@ -415,6 +417,7 @@ tool_spec new_tool() {
              {{"started", {{"type", "boolean"}}},
               {"kept", {{"type", "boolean"}}},
               {"pooled", {{"type", "boolean"}}},
+              {"already_running", {{"type", "boolean"}}},
               {"note", {{"type", "string"}}},
               {"reason", {{"type", "string"}}}}}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};

@@ -399,6 +399,12 @@ def test_new_starts_the_kept_server_the_next_bench_forks_from(tmp_path):
         assert res["launcher"] == "trusted-runner+warm-fork", res["launcher_reason"]
         assert res["fork_server"]["kept"] and res["fork_server"]["reused"], res["fork_server"]
         assert [pid for pid in procs_with_tag(tag) if is_server(pid)] == servers  # the same one, not a second
+        # Another `new` finds it warm and starts nothing.
+        r = hk(*new_args, "--out-dir", str(tmp_path / "t2"), env=env, python=deb)
+        assert r.returncode == 0, r.stderr
+        fs = json.loads(r.stdout)["fork_server"]
+        assert not fs["started"] and fs["already_running"] and fs["kept"], fs
+        assert [pid for pid in procs_with_tag(tag) if is_server(pid)] == servers
     finally:
         kill_tagged(tag)
     for keep, flag, says in (("0", (), "HOTKERNEL_KEEP_WARM_S=0"), ("30", ("--no-warm",), "warm=false")):
