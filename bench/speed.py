@@ -259,6 +259,7 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
     tmp = tempfile.mkdtemp(prefix="hk-speed-gpu-")
     # gelu bf16: 1Mi elements ~2.8 us, 4096x8192 ~45 us, 49152x8192 ~540 us on an H200.
     sizes = [("small", "1024x1024", 1024), ("medium", "4096x8192", 4096), ("large", "49152x8192", 49152)]
+    shape_of = {label: shape for label, shape, _ in sizes}
     fid = []
     scaffolds = {}
     truth = profiler_kernel_ms(python, [shape for _, shape, _ in sizes]) if "fidelity" in sections else {}
@@ -304,8 +305,8 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
             after_new = {"XDG_RUNTIME_DIR": fresh_dir}
             for via, env in (("cli, own server", {"HOTKERNEL_KEEP_WARM_S": "0"}), ("cli, right after new", after_new),
                              ("cli, kept server", None)):
-                if via == "cli, right after new":
-                    hk(["new", "torch.nn.functional:gelu", "--shape", dict((a, b) for a, b, _ in sizes)[label], "--out-dir",
+                if env is after_new:
+                    hk(["new", "torch.nn.functional:gelu", "--shape", shape_of[label], "--out-dir",
                         os.path.join(fresh_dir, "t"), "--name", label, "--device", "cuda"], binary, python=python,
                        env=env)
                 res, wall, _ = hk(["verify", base, c] + verify_args, binary, python=python, env=env)

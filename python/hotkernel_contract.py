@@ -595,8 +595,8 @@ def _clearly_within(of, rf, rtol, atol_f):
     used = float(diff.div_(rf.abs().mul_(rtol).add_(a_abs)).max())  # NaN from any NaN
     if not used < 1.0 - 1e-9:  # over, on or within rounding of the line: decided exactly
         return None
-    rel = max_abs / scale if scale > 0 else 0.0
-    return {"max_abs": max_abs, "rel": rel, "atol": a_abs, "scale": scale, "tol_used": used}
+    # scale > 0 here: an all-zero reference has zero allowances, so `used` was NaN or Inf above
+    return {"max_abs": max_abs, "rel": max_abs / scale, "atol": a_abs, "scale": scale, "tol_used": used}
 
 
 def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):

@@ -105,15 +105,15 @@ std::string import_env_digest() {
 /// user has one, else /tmp/hotkernel-<uid>).
 std::filesystem::path kept_dir(std::string* why) {
     namespace fs = std::filesystem;
-    auto set = [](const char* name) {
+    auto has_env = [](const char* name) {
         const char* v = std::getenv(name);
         return v != nullptr && *v != '\0';
     };
     std::vector<fs::path> tries;
-    if (set("XDG_RUNTIME_DIR")) tries.push_back(fs::path(std::getenv("XDG_RUNTIME_DIR")) / "hotkernel");
+    if (has_env("XDG_RUNTIME_DIR")) tries.push_back(fs::path(std::getenv("XDG_RUNTIME_DIR")) / "hotkernel");
     // cache_dir() ($XDG_CACHE_HOME/hotkernel, else ~/.cache/hotkernel), where the embedded Python
     // files and calibrations live too; not its shared /tmp fallback.
-    if (set("XDG_CACHE_HOME") || set("HOME")) tries.push_back(cache_dir() / "run");
+    if (has_env("XDG_CACHE_HOME") || has_env("HOME")) tries.push_back(cache_dir() / "run");
     tries.push_back(fs::path("/tmp") / fmt::format("hotkernel-{}", ::getuid()));
     for (const auto& d : tries) {
         std::error_code ec;
@@ -623,34 +623,35 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
                                 "verify starts its own"
                               : bad);
     forking_runner(st, runner).prestart(python, script);
-    for (auto it = st.servers.begin(); it != st.servers.end(); ++it) {
-        if (it->second->kept) {
-            // Connected before this command leaves: a hotkernel right after it then finds the
-            // server listening (while it imports) instead of starting a second one.
-            if (!it->second->session->wait_listening(10.0)) {
-                std::string why = "the kept fork server did not start listening: " +
-                                  tail_text(trim(it->second->session->stderr_tail()), 300);
-                st.servers.erase(it);
-                return no(why);
-            }
-            // pid 0: it was listening already (an earlier command's), so nothing was started.
-            const bool running = it->second->session->pid() == 0;
-            return json{{"started", !running}, {"kept", true}, {"already_running", running},
-                        {"note", fmt::format("{} for the next bench/verify until idle for {:.0f} s "
-                                             "(HOTKERNEL_KEEP_WARM_S)",
-                                             running ? "one kept from an earlier command is there" : "kept",
-                                             keep_warm_s())}};
+    // prestart files at most one server (a launcher made for this call has no other).
+    if (st.servers.empty())
+        return no(!st.disabled_reason.empty() ? st.disabled_reason
+                                              : (st.kept_note.empty() ? "the fork server was not started" : st.kept_note));
+    auto it = st.servers.begin();
+    if (it->second->kept) {
+        // Connected before this command leaves: a hotkernel right after it then finds the
+        // server listening (while it imports) instead of starting a second one.
+        if (!it->second->session->wait_listening(10.0)) {
+            std::string why = "the kept fork server did not start listening: " +
+                              tail_text(trim(it->second->session->stderr_tail()), 300);
+            st.servers.erase(it);
+            return no(why);
         }
-        if (pooled)
-            return json{{"started", true}, {"pooled", true},
-                        {"note", "kept in this MCP session for the next bench/verify of this interpreter"}};
-        // A private server would end with this command: not worth its imports.
-        std::string why = st.kept_note.empty() ? "no kept fork server could be had" : st.kept_note;
-        st.servers.erase(it);
-        return no(why);
+        // pid 0: it was listening already (an earlier command's), so nothing was started.
+        const bool running = it->second->session->pid() == 0;
+        return json{{"started", !running}, {"kept", true}, {"already_running", running},
+                    {"note", fmt::format("{} for the next bench/verify until idle for {:.0f} s "
+                                         "(HOTKERNEL_KEEP_WARM_S)",
+                                         running ? "one kept from an earlier command is there" : "kept",
+                                         keep_warm_s())}};
     }
-    return no(!st.disabled_reason.empty() ? st.disabled_reason
-                                          : (st.kept_note.empty() ? "the fork server was not started" : st.kept_note));
+    if (pooled)
+        return json{{"started", true}, {"pooled", true},
+                    {"note", "kept in this MCP session for the next bench/verify of this interpreter"}};
+    // A private server would end with this command: not worth its imports.
+    std::string why = st.kept_note.empty() ? "no kept fork server could be had" : st.kept_note;
+    st.servers.erase(it);
+    return no(why);
 }
 
 process_result warm_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {

@@ -283,6 +283,9 @@ for name, c in cases.items():
             assert abs(clear['scale'] / float(ref.double().pow(2).mean().sqrt()) - 1) < 1e-12
 # the fast pass takes the clear cases (atol 0 with zeros in the reference never is one)
 assert fast >= 8, fast
+zero = torch.zeros_like(ref)                      # no allowance anywhere: the exact path decides
+assert hk._clearly_within(zero.double(), zero.double(), 1.6e-2, 1.6e-2) is None
+assert hk.check(zero.clone(), zero, 'fp32')['ok'] and not hk.check(ref, zero, 'fp32')['ok']
 bad_ref = ref.clone(); bad_ref.view(-1)[3] = float('nan')
 assert hk._clearly_within(ref.double(), bad_ref.double(), 1.6e-2, 1.6e-2) is None
 assert 'reference' in hk.check(ref, bad_ref, 'fp32')['reason']
