@@ -107,7 +107,7 @@ RAMP_S = 0.03
 
 DEFAULTS = {"seed": 0, "iters": 100, "samples": 10, "warmup_s": "auto", "timer": "auto",
             "device": "auto", "dtype": "bf16"}
-TIMERS = ("auto", "cuda_graph", "cuda_events", "cpu")
+TIMERS = ("auto", "cupti", "cuda_graph", "cuda_events", "cpu")
 
 _NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -797,12 +797,174 @@ def ramp(replay, sync, seconds=RAMP_S, clock=time.perf_counter):
     return n
 
 
-def time_cuda_graph(fn, sets, calls, samples):
-    """CUDA-graph replay of `calls` calls cycling over the rotated sets; one event pair per replay.
+# ---------------------------------------------------------------------------------------------
+# CUPTI's activity records: each kernel's and copy's own start and end on the GPU
+# ---------------------------------------------------------------------------------------------
 
-    Launch overhead is gone from the measurement, so a 3 us kernel reads 3 us (per-call events
-    read ~30 us on an H200). Caveat: capture can change an op (a captured device copy ran on
-    the copy engine at 2/3 of eager bandwidth), so the timer name is reported and compared.
+# Graph replay timed by events counts the gap between one kernel node and the next (~0.35-0.8 us
+# on an H200): a 2.7 us gelu read 3.3 us a call, 21% over torch.profiler's kernel time. The
+# profiler reads CUPTI's records; starting it costs ~3.5 s a process, reading the records straight
+# from libcupti ~20 ms (bench/cupti_probe.py). Records kept: copies, memsets and kernels, the
+# device work a graph holds. Each starts with its kind (uint32) and has its start and end
+# (uint64 ns) at bytes 16 and 24 (CUpti_ActivityMemcpy5-6, CUpti_ActivityMemset4,
+# CUpti_ActivityKernel4-10).
+CUPTI_KINDS = (1, 2, 10)  # MEMCPY, MEMSET, CONCURRENT_KERNEL
+CUPTI_BUFFER_BYTES = 4 << 20
+
+
+class ClockError(RuntimeError):
+    """CUPTI could not time a replay (not found, refused, or recorded nothing)."""
+
+
+def find_cupti():
+    """libcupti's path, or (None, why): the copy this process has mapped (torch links it for its
+    profiler), else one in torch's nvidia wheels, else in a CUDA toolkit."""
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1] if line.strip() else ""
+                if "/libcupti.so" in path:
+                    return path, None
+    except OSError:
+        pass
+    import glob
+    roots = [os.path.join(os.path.dirname(os.path.dirname(torch.__file__)), "nvidia")]
+    for env in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(env):
+            roots.append(os.environ[env])
+    roots.append("/usr/local/cuda")
+    for root in roots:
+        for pattern in ("*/lib/libcupti.so*", "lib64/libcupti.so*", "extras/CUPTI/lib64/libcupti.so*",
+                        "targets/*/lib/libcupti.so*"):
+            found = sorted(glob.glob(os.path.join(root, pattern)))
+            if found:
+                return found[0], None
+    return None, ("libcupti was not found (not mapped by torch, not under %s)" % ", ".join(roots))
+
+
+def per_call_ms(records, calls):
+    """The time a call, in ms, from one replay's activity records [(start_ns, end_ns)] of `calls`
+    calls, and the rule used. "span": the same number of records each call and each call's after
+    the last call's, so each call is its first start to its last end (gaps between its own kernels
+    count, the gap before it does not), and the calls' mean is taken. "busy" otherwise (calls that
+    overlap, or a varying number of kernels): the time any record ran, a call. (None, None)
+    without records. Pure."""
+    if not records or calls <= 0:
+        return None, None
+    recs = sorted(records)
+    n = len(recs)
+    if n % calls == 0:
+        m = n // calls
+        total, prev_end, ordered = 0, None, True
+        for i in range(calls):
+            group = recs[i * m:(i + 1) * m]
+            first, last = group[0][0], max(e for _, e in group)
+            if prev_end is not None and first < prev_end:
+                ordered = False
+                break
+            total += last - first
+            prev_end = last
+        if ordered:
+            return total / float(calls) / 1e6, "span"
+    busy, cur_s, cur_e = 0, None, None
+    for a, b in recs:
+        if cur_e is None or a > cur_e:
+            if cur_e is not None:
+                busy += cur_e - cur_s
+            cur_s, cur_e = a, b
+        else:
+            cur_e = max(cur_e, b)
+    busy += cur_e - cur_s
+    return busy / float(calls) / 1e6, "busy"
+
+
+class KernelClock:
+    """CUPTI's records of the device work between start() and stop(), read through ctypes from
+    libcupti. CUPTI's buffer callbacks are per process, so there is one clock a process: get()."""
+
+    _one = None
+
+    @classmethod
+    def get(cls):
+        """The process's clock; ClockError says why there is none."""
+        if cls._one is None:
+            path, why = find_cupti()
+            if path is None:
+                raise ClockError(why)
+            cls._one = cls(path)
+        return cls._one
+
+    def __init__(self, path):
+        import ctypes
+        self.path = path
+        self._c = ctypes
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            raise ClockError("%s could not be loaded: %s" % (path, e))
+        lib.cuptiActivityGetNextRecord.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
+        lib.cuptiGetResultString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        self._lib = lib
+        self._buffers = {}
+        self._records = []
+        requested_t = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
+                                       ctypes.POINTER(ctypes.c_size_t))
+        completed_t = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t,
+                                       ctypes.c_size_t)
+        self._requested = requested_t(self._on_requested)  # held: CUPTI calls them until exit
+        self._completed = completed_t(self._on_completed)
+        self._call("cuptiActivityRegisterCallbacks", self._requested, self._completed)
+
+    def _call(self, name, *args):
+        r = getattr(self._lib, name)(*args)
+        if r != 0:
+            text = self._c.c_char_p()
+            self._lib.cuptiGetResultString(r, self._c.byref(text))
+            raise ClockError("%s failed: %s (%d)" % (name, (text.value or b"?").decode(errors="replace"), r))
+
+    def _on_requested(self, buf, size, max_records):
+        b = self._c.create_string_buffer(CUPTI_BUFFER_BYTES)  # 16-byte aligned; CUPTI needs 8
+        addr = self._c.addressof(b)
+        self._buffers[addr] = b
+        buf[0] = addr
+        size[0] = CUPTI_BUFFER_BYTES
+        max_records[0] = 0
+
+    def _on_completed(self, ctx, stream, buf, size, valid):
+        c = self._c
+        rec = c.c_void_p(None)
+        kinds = CUPTI_KINDS
+        while buf and self._lib.cuptiActivityGetNextRecord(buf, valid, c.byref(rec)) == 0:
+            a = rec.value
+            if c.c_uint32.from_address(a).value in kinds:
+                self._records.append((c.c_uint64.from_address(a + 16).value, c.c_uint64.from_address(a + 24).value))
+        self._buffers.pop(buf, None)
+
+    def start(self):
+        self._records = []
+        for k in CUPTI_KINDS:
+            self._call("cuptiActivityEnable", k)
+
+    def stop(self):
+        """Flushes and returns the records since start(), sorted: [(start_ns, end_ns)]."""
+        try:
+            self._call("cuptiActivityFlushAll", 1)  # CUPTI_ACTIVITY_FLAG_FLUSH_FORCED
+        finally:
+            for k in CUPTI_KINDS:
+                self._lib.cuptiActivityDisable(k)
+        got, self._records = self._records, []
+        return sorted(got)
+
+
+def time_cuda_graph(fn, sets, calls, samples, clock=None):
+    """CUDA-graph replay of `calls` calls cycling over the rotated sets.
+
+    Launch overhead is gone from the measurement (per-call events read ~30 us for a 3 us kernel
+    on an H200). With a KernelClock, a sample is each call's own GPU time from CUPTI's records
+    (per_call_ms): what torch.profiler reports. Without one, an event pair around each replay: the
+    gap between kernel nodes stays in (a 2.7 us kernel reads ~3.1 us). Caveat: capture can change
+    an op (a captured device copy ran on the copy engine at 2/3 of eager bandwidth), so the timer
+    name is reported and compared.
     """
     order = _cycle(sets, calls)
     side = torch.cuda.Stream()
@@ -819,17 +981,32 @@ def time_cuda_graph(fn, sets, calls, samples):
             last = fn(*s)  # earlier outputs are freed and their graph-pool memory reused
     graph.replay()
     torch.cuda.synchronize()
+    if clock is not None:  # CUPTI's first replay of a graph costs ~8 ms: not a sample
+        clock.start()
+        graph.replay()
+        torch.cuda.synchronize()
+        if not clock.stop():
+            raise ClockError("CUPTI recorded no kernel or copy in a replay (another profiler may hold CUPTI)")
     ramp(graph.replay, torch.cuda.synchronize)  # capture left the GPU idle (RAMP_S above)
     out = []
     for _ in range(samples):
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
-        start_spin()
+        if clock is not None:
+            clock.start()
+        else:
+            start_spin()
         a.record()
         graph.replay()
         b.record()
         b.synchronize()
-        out.append(a.elapsed_time(b) / calls)
+        if clock is None:
+            out.append(a.elapsed_time(b) / calls)
+            continue
+        ms, _ = per_call_ms(clock.stop(), calls)
+        if ms is None:
+            raise ClockError("CUPTI recorded no kernel or copy in a timed replay")
+        out.append(ms)
     torch.cuda.synchronize()
     return out, last, graph
 
@@ -1048,10 +1225,29 @@ class Session:
                 raise StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
             return samples, last, "cpu", None
         note = None
-        if timer in ("auto", "cuda_graph"):
+        if timer in ("auto", "cupti"):
+            try:
+                clock = KernelClock.get()
+                samples, last, self._graph = time_cuda_graph(fn, self.timed_sets, self.calls, t.samples, clock)
+                return samples, last, "cupti", None
+            except ClockError as e:
+                if timer == "cupti":
+                    raise StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % e)
+                note = "CUPTI cannot time this run (%s); timed by events around graph replays" % str(e)[:200]
+                timer = "cuda_graph_fallback"
+            except BaseException as e:
+                if timer == "cupti":
+                    raise StageError("timer", "CUDA-graph capture failed: %s: %s" % (type(e).__name__, e))
+                note = "CUDA-graph capture failed (%s: %s); fell back to per-call events" % (type(e).__name__, str(e)[:200])
+                timer = "events_fallback"
+                try:
+                    torch.cuda.synchronize()
+                except BaseException:
+                    pass
+        if timer in ("cuda_graph", "cuda_graph_fallback"):
             try:
                 samples, last, self._graph = time_cuda_graph(fn, self.timed_sets, self.calls, t.samples)
-                return samples, last, "cuda_graph", None  # the graph (its memory pool) lives until checked
+                return samples, last, "cuda_graph", note  # the graph (its memory pool) lives until checked
             except BaseException as e:
                 if timer == "cuda_graph":
                     raise StageError("timer", "CUDA-graph capture failed: %s: %s" % (type(e).__name__, e))
