@@ -46,6 +46,12 @@ VERIFY_REPLAYS = 2
 HOLD_BUDGET_BYTES = 4 << 30
 # Calls per sample checked immediately after they return (before any device-wide sync).
 SPOT_CHECKS_PER_SAMPLE = 2
+# With the CUPTI timer, a call's time is its kernels' and copies' own time. The same graph timed by
+# events (no CUPTI) reads a node gap more: ~0.6 us over a 2.9 us gelu, ~0.5 us over 46 us on an
+# H200 (bench/cupti_probe.py). Far more than that is work CUPTI does not see (host nodes, records
+# filtered): the run is invalid.
+EVENT_OVER_CUPTI_RATIO = 1.25
+EVENT_OVER_CUPTI_MS = 0.005
 
 
 def _read_private_input():
@@ -116,6 +122,7 @@ class Harness:
             "os": os, "hotkernel_contract": contract, "hotkernel_runner": runner_module,
             "torch.Tensor": torch.Tensor, "torch": torch, "torch.cuda": torch.cuda,
             "hotkernel_contract.Session": contract.Session, "hotkernel_contract.Target": contract.Target,
+            "hotkernel_contract.KernelClock": contract.KernelClock,
         }
         # The functions the references are computed with (after the candidate ran), and their modules.
         import torch.nn.functional as F
@@ -135,6 +142,7 @@ class Harness:
         # Patching these changes a time or a verdict: invalid. Other torch changes are reported.
         self.critical = {"time", "statistics", "math", "builtins", "json", "hotkernel_contract",
                          "hotkernel_runner", "hotkernel_contract.Session", "hotkernel_contract.Target",
+                         "hotkernel_contract.KernelClock",
                          "torch.cuda.Event", "torch.cuda.CUDAGraph", "torch.Tensor", "torch.nn.functional",
                          "torch._C._nn", "torch._C._VariableFunctions"} | ref_mods
         self.critical_names = {("torch.cuda", n) for n in ("synchronize", "Event", "CUDAGraph", "graph",
@@ -313,9 +321,22 @@ class TrustedRun:
         self._equal = torch.equal
         self._calls_for = hk.calls_for
         self._start_spin_cycles = hk.START_SPIN_CYCLES
+        self._per_call = hk.per_call_ms
+        self.clock, self.clock_note = self._open_clock()
+        self.timer_detail = {}
         self._poison()
 
     # ---- helpers ----------------------------------------------------------------------------
+
+    def _open_clock(self):
+        """The CUPTI clock, loaded and holding CUPTI's callbacks before the candidate is imported:
+        (clock, None), or (None, why not)."""
+        if not self.session.is_cuda or self.target.timer not in ("auto", "cupti"):
+            return None, None
+        try:
+            return self.hk.KernelClock.get(), None
+        except self.hk.ClockError as e:
+            return None, str(e)
 
     def _digest(self, tensors):
         return [float(p.double().sum()) if p.numel() else 0.0 for p in tensors] + [len(tensors)]
@@ -488,6 +509,7 @@ class TrustedRun:
                 res["timer"] = timer
                 if note:
                     res["timer_note"] = note
+                res.update(self.timer_detail)
                 if any(c is not None for c in self.sample_clocks):
                     res["sample_sm_clock_mhz"] = self.sample_clocks[:len(samples)]
                 failures.extend(timed_fail)
@@ -633,11 +655,15 @@ class TrustedRun:
         t = self.target
         if not s.is_cuda:
             return self._time_calls(fn, cuda=False)
-        if t.timer in ("auto", "cuda_graph"):
+        if t.timer == "cupti" and self.clock is None:
+            raise self.hk.StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % self.clock_note)
+        if t.timer in ("auto", "cupti", "cuda_graph"):
             try:
                 return self._time_graph(fn)
+            except self.hk.StageError:
+                raise
             except BaseException as e:
-                if t.timer == "cuda_graph":
+                if t.timer in ("cuda_graph", "cupti"):
                     raise self.hk.StageError("timer", "CUDA-graph capture failed: %s: %s" % (type(e).__name__, e))
                 note = "CUDA-graph capture failed (%s: %s); fell back to per-call events" % (type(e).__name__, str(e)[:200])
                 try:
@@ -805,6 +831,7 @@ class TrustedRun:
         p.replay(graph)
         p.dev_sync()
         self._clock_mhz()  # the spin kernel's first launch loads it: not a reading
+        clock, note = self._first_clocked_replay(graph)
         t1 = p.perf()
         # Replays on fresh values, each checked call by call: a graph that does not recompute from
         # its inputs (work done eagerly during capture, cached results, side streams left out of
@@ -816,6 +843,9 @@ class TrustedRun:
         samples, fails = [], []
         check_s = fresh_s = ramp_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
+        ramps = []  # event times a call of the ramps' replays: the graph timer's reading, no CUPTI
+        records = set()  # CUPTI records a timed replay
+        rules = set()
         for i in range(n_samples + 1):
             if i in checked_at and not fails:
                 c0 = p.perf()
@@ -834,7 +864,9 @@ class TrustedRun:
                 break
             if idle:
                 r0 = p.perf()
-                self.hk.ramp(lambda g=graph: p.replay(g), p.dev_sync, clock=p.perf)
+                burst = []
+                self.hk.ramp(lambda g=graph: self._timed_replay(g, burst), p.dev_sync, clock=p.perf)
+                ramps.append(burst)
                 ramp_s += p.perf() - r0
                 idle = False
             # Fresh values before every timed replay too (they load before the start event): a
@@ -844,15 +876,29 @@ class TrustedRun:
             self.fresh_values()
             fresh_s += p.perf() - f0
             self.l2.reset()
-            a = p.Event(enable_timing=True)
-            b = p.Event(enable_timing=True)
-            if p.spin is not None:  # the GPU busy until both are queued (hk.START_SPIN_CYCLES)
-                p.spin(self._start_spin_cycles)
-            p.record(a)
-            p.replay(graph)
-            p.record(b)
-            p.ev_sync(b)
-            samples.append(p.elapsed(a, b) / s.calls)
+            if clock is None:
+                a = p.Event(enable_timing=True)
+                b = p.Event(enable_timing=True)
+                if p.spin is not None:  # the GPU busy until both are queued (hk.START_SPIN_CYCLES)
+                    p.spin(self._start_spin_cycles)
+                p.record(a)
+                p.replay(graph)
+                p.record(b)
+                p.ev_sync(b)
+                samples.append(p.elapsed(a, b) / s.calls)
+            else:
+                self._clock_start()
+                p.replay(graph)
+                p.dev_sync()
+                recs = self._clock_stop()
+                ms, rule = self._per_call(recs, s.calls)
+                if ms is None:
+                    self.tampered = ("timed replay %d: CUPTI recorded no kernel or copy (its activity was disabled or "
+                                     "its records taken while the candidate ran)" % (len(samples) + 1))
+                    break
+                samples.append(ms)
+                records.add(len(recs))
+                rules.add(rule)
             self.sample_clocks.append(self._clock_mhz())
         p.dev_sync()
         t2 = p.perf()
@@ -861,7 +907,70 @@ class TrustedRun:
         del outs, graph
         self.phases.update({"graph_capture": t1 - t0, "samples": t2 - t1 - check_s - fresh_s - ramp_s,
                             "fresh_values": fresh_s, "ramp": ramp_s, "checked_replays": check_s})
-        return samples, "cuda_graph", None, fails
+        graph_ms = self._ramp_ms(ramps, s.calls)
+        if clock is None:
+            return samples, "cuda_graph", note, fails
+        self.timer_detail = {"graph_ms": graph_ms, "kernel_time_rule": "+".join(sorted(rules)),
+                             "gpu_ops_per_call": (round(min(records) / float(s.calls), 3) if records else None)}
+        if len(records) > 1:
+            self.timer_detail["gpu_ops_per_replay"] = sorted(records)
+        if samples and graph_ms is not None:
+            ms = sorted(samples)[len(samples) // 2]
+            if graph_ms > EVENT_OVER_CUPTI_RATIO * ms + EVENT_OVER_CUPTI_MS:
+                self.tampered = ("the timed graph takes %.4g ms a call on CUDA events but its kernels and copies only "
+                                 "%.4g ms on CUPTI's records: the call does work CUPTI does not see (host nodes?) or "
+                                 "its records were filtered; time it with timer: cuda_graph in TARGET" % (graph_ms, ms))
+        return samples, "cupti", note, fails
+
+    def _first_clocked_replay(self, graph):
+        """One replay with CUPTI on, untimed (its first replay of a graph costs ~8 ms): (clock, None)
+        when it recorded the graph's work, else (None, why) with timer "auto", a StageError with
+        timer "cupti"."""
+        if self.clock is None or self.target.timer == "cuda_graph":
+            note = None
+            if self.clock_note and self.target.timer == "auto":
+                note = "CUPTI cannot time this run (%s); timed by events around graph replays" % self.clock_note
+            return None, note
+        p = self.prims
+        why = None
+        try:
+            self._clock_start, self._clock_stop = self.clock.start, self.clock.stop
+            self._clock_start()
+            p.replay(graph)
+            p.dev_sync()
+            if not self._clock_stop():
+                why = "CUPTI recorded no kernel or copy in a replay of the timed graph (another profiler may hold it)"
+        except self.hk.ClockError as e:
+            why = str(e)
+        if why is None:
+            return self.clock, None
+        if self.target.timer == "cupti":
+            raise self.hk.StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % why)
+        return None, "CUPTI cannot time this run (%s); timed by events around graph replays" % why
+
+    def _timed_replay(self, graph, into):
+        """A ramp replay between events (with the start spin), kept in `into` to read later."""
+        p = self.prims
+        a = p.Event(enable_timing=True)
+        b = p.Event(enable_timing=True)
+        if p.spin is not None:
+            p.spin(self._start_spin_cycles)
+        p.record(a)
+        p.replay(graph)
+        p.record(b)
+        into.append((a, b))
+
+    def _ramp_ms(self, ramps, calls):
+        """The graph timer's reading (events a replay / calls) over the second half of every ramp,
+        once the GPU is busy again; None without ramps."""
+        vals = []
+        for burst in ramps:
+            for a, b in burst[len(burst) // 2:]:
+                vals.append(self.prims.elapsed(a, b) / calls)
+        if not vals:
+            return None
+        vals.sort()
+        return vals[len(vals) // 2]
 
 
 def _process_age_s():
