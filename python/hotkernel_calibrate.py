@@ -30,6 +30,7 @@ try:
     _warm_up, _time_graph, _time_events = hc.warm_up, hc.time_cuda_graph, hc.time_cuda_events
     TIMER_SOURCE = "hotkernel_contract"
 except Exception:  # an older or broken contract: the same method, inline
+    hc = None
     TIMER_SOURCE = "inline"
 
     def _warm_up(fn, sets, seconds, sync):
@@ -91,15 +92,32 @@ def _median_ms(timer, fn, sets, calls):
     return statistics.median(samples), samples
 
 
-def _graph_node_gap(l2):
-    """The time a CUDA graph spends between two dependent kernel nodes, beyond the kernels
-    themselves: the replay period per node (events) minus torch.profiler's median duration of the
-    same kernels, for three tiny elementwise kernels of many blocks (bf16 gelu over 256Ki and 1Mi
-    elements, an fp32 add over 1Mi) with inputs rotated through 3x L2 like the contract's. The
-    median gap is reported: what a graph-timed call of a few microseconds reads above its kernel
-    time. It is not subtracted from anything: on an H200 it measured 0.14-0.8 us from one
-    calibration to the next and kernel to kernel, too unsteady to correct a time with."""
+def _kernel_durations_us(graph, clock):
+    """The kernels' own durations (us) in three replays of `graph`: from CUPTI's records through
+    the contract's KernelClock, or torch.profiler's (the same records, seconds to start)."""
+    if clock is not None:
+        clock.start()
+        for _ in range(3):
+            graph.replay()
+        torch.cuda.synchronize()
+        return [(e - s) / 1e3 for s, e in clock.stop()]
     from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            graph.replay()
+        torch.cuda.synchronize()
+    return [e.time_range.end - e.time_range.start for e in prof.events()
+            if str(getattr(e, "device_type", "")).endswith("CUDA")]
+
+
+def _graph_node_gap(l2, clock):
+    """The time a CUDA graph spends between two dependent kernel nodes, beyond the kernels
+    themselves: the replay period per node (events) minus the median duration of the same kernels
+    (CUPTI), for three tiny elementwise kernels of many blocks (bf16 gelu over 256Ki and 1Mi
+    elements, an fp32 add over 1Mi) with inputs rotated through 3x L2 like the contract's. The
+    median gap is reported: what the events-timed graph timer (timer: cuda_graph) reads above the
+    kernel time for a call of a few microseconds; the CUPTI timer leaves it out. On an H200 it
+    measured 0.14-0.8 us from one calibration to the next and kernel to kernel."""
     dev = torch.device("cuda", 0)
 
     def rotated(n, dtype):
@@ -115,16 +133,11 @@ def _graph_node_gap(l2):
     for name, (sets, fn) in kernels.items():
         calls = -(-100 // len(sets)) * len(sets)
         _warm_up(fn, sets, 0.25, torch.cuda.synchronize)
-        samples, _, graph = _time_graph(fn, sets, calls, SAMPLES)
+        samples, _, graph = _time_graph(fn, sets, calls, SAMPLES)  # events: the gap stays in
         period_us = statistics.median(samples) * 1e3
-        with profile(activities=[ProfilerActivity.CUDA]) as prof:
-            for _ in range(3):
-                graph.replay()
-            torch.cuda.synchronize()
-        durs = [e.time_range.end - e.time_range.start for e in prof.events()
-                if str(getattr(e, "device_type", "")).endswith("CUDA")]
+        durs = _kernel_durations_us(graph, clock)
         if len(durs) < calls:
-            raise RuntimeError("torch.profiler saw %d kernels in 3 replays of %d nodes" % (len(durs), calls))
+            raise RuntimeError("CUPTI recorded %d kernels in 3 replays of %d nodes" % (len(durs), calls))
         kernel_us = statistics.median(durs)
         rows[name] = {"period_us": round(period_us, 4), "kernel_us": round(kernel_us, 4),
                       "gap_us": round(period_us - kernel_us, 4), "nodes": calls}
@@ -151,9 +164,19 @@ def main():
     l2 = _l2_bytes(props)
     free, total = torch.cuda.mem_get_info(dev)
     warnings = []
+    # The repo's default timer: each call's kernel time from CUPTI where it can be read, else
+    # events around graph replays (the node gap stays in, ~1% of a 0.5 ms call).
+    clock = None
+    if hc is not None:
+        try:
+            clock = hc.KernelClock.get()
+        except hc.ClockError as ex:
+            warnings.append("CUPTI cannot be read (%s): timed by events around graph replays" % ex)
+    timed_graph = (lambda fn, sets, calls, samples: _time_graph(fn, sets, calls, samples, clock)) if clock else _time_graph
+    graph_label = "CUDA-graph replay, CUPTI kernel time" if clock else "CUDA-graph replay, events"
     result = {"ok": True, "gpu": props.name, "uuid": ("GPU-%s" % uuid) if uuid is not None else None,
               "l2_bytes": l2, "torch": torch.__version__, "timer_source": TIMER_SOURCE,
-              "warmup_s": WARMUP_S, "samples": SAMPLES}
+              "timer": "cupti" if clock else "cuda_graph", "warmup_s": WARMUP_S, "samples": SAMPLES}
 
     # Streaming copy: each buffer >= 8x L2 (and >= 1 GiB) so every call streams from DRAM.
     want = max(8 * l2, 1 << 30)
@@ -173,7 +196,8 @@ def main():
     # captured `copy_` becomes a copy-engine memcpy node (2/3 of eager bandwidth on an H200),
     # so the memcpy is timed eagerly with events, the contract's other timer.
     variants = [
-        ("elementwise_graph", _time_graph, lambda s, d: torch.mul(s, 1.0, out=d), "torch.mul(src, 1.0, out=dst), CUDA-graph replay"),
+        ("elementwise_graph", timed_graph, lambda s, d: torch.mul(s, 1.0, out=d),
+         "torch.mul(src, 1.0, out=dst), " + graph_label),
         ("copy_events", _time_events, lambda s, d: d.copy_(s), "dst.copy_(src), CUDA events"),
     ]
     for key, timer, fn, label in variants:
@@ -201,22 +225,22 @@ def main():
     b = torch.randn(m, m, dtype=torch.bfloat16, device=dev)
     c = torch.empty(m, m, dtype=torch.bfloat16, device=dev)
     try:
-        ms, samples = _median_ms(_time_graph, lambda x, y, o: torch.matmul(x, y, out=o), [(a, b, c)], 5)
+        ms, samples = _median_ms(timed_graph, lambda x, y, o: torch.matmul(x, y, out=o), [(a, b, c)], 5)
         result["bf16_tflops"] = 2.0 * m ** 3 / (ms * 1e-3) / 1e12
         result["matmul"] = {"m": m, "n": m, "k": m, "median_ms": ms, "spread_pct": 100 * (max(samples) - min(samples)) / ms,
-                            "method": "torch.matmul bf16 %dx%dx%d, CUDA-graph replay" % (m, m, m)}
+                            "method": "torch.matmul bf16 %dx%dx%d, %s" % (m, m, m, graph_label)}
     except Exception as ex:  # noqa: BLE001
         result["bf16_tflops"] = None
         warnings.append("the bf16 matmul could not be timed: %r" % (ex,))
     try:
-        result["graph_node_gap_us"], result["graph_gap"] = _graph_node_gap(l2)
+        result["graph_node_gap_us"], result["graph_gap"] = _graph_node_gap(l2, clock)
     except Exception as ex:  # noqa: BLE001 - no profiler (or no CUPTI): no gap, said so
         result["graph_node_gap_us"] = None
         warnings.append("the CUDA-graph node gap could not be measured (%r); graph-timed runs keep it in their ms" % (ex,))
     result["method"] = ("streaming copy of %.0f MiB fp32 per buffer (bytes read + written; best of: %s); bf16 matmul "
-                        "%d^3, CUDA-graph replay; warm-up %.1f s, median of %d samples (%s timer)"
+                        "%d^3, %s; warm-up %.1f s, median of %d samples (%s timer)"
                         % (nbytes / 2**20, "; ".join("%s %.0f GB/s" % (v["method"], v["gbs"]) for v in good.values()),
-                           m, WARMUP_S, SAMPLES, TIMER_SOURCE))
+                           m, graph_label, WARMUP_S, SAMPLES, TIMER_SOURCE))
     result["warnings"] = warnings
     print(json.dumps(result))
 

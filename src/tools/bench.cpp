@@ -30,7 +30,7 @@ void summarize_profile_check(const std::vector<run_record>& runs, json& result, 
     }
     if (ratio.empty()) {
         warnings.push_back("profile_check: no run reported a profile of its timed graph (it needs the trusted runner, "
-                           "a GPU and the CUDA-graph timer)");
+                           "a GPU and a CUDA-graph timer: cupti or cuda_graph)");
         return;
     }
     result["profile_check"] = json{{"runs", ratio.size()},

@@ -102,6 +102,7 @@ json calibrate_handler(const json& args, tool_context& ctx) {
              {"measured_at", utc_now_iso()},
              {"method", m.value("method", std::string())},
              {"torch", m.value("torch", json())},
+             {"timer", m.value("timer", json())},
              {"graph_node_gap_us", m.value("graph_node_gap_us", json())}};
     json details{{"graph_gap", m.value("graph_gap", json())}, {"copies", m.value("copies", json())}, {"matmul", m.value("matmul", json())},
                  {"copy_bytes_per_buffer", m.value("copy_bytes_per_buffer", json())}, {"l2_bytes", m.value("l2_bytes", json())},
@@ -157,12 +158,13 @@ tool_spec calibrate_tool() {
     t.name = "calibrate";
     t.title = "Measure this GPU's real bandwidth and bf16 rate";
     t.description =
-        "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay or events, median of "
-        "samples), the bandwidth of a large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) "
+        "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay timed by CUPTI's kernel "
+        "records, or by events where CUPTI cannot be read; median of samples), the bandwidth of a large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) "
         "and the rate of a 8192^3 bf16 matrix product, and cache them per GPU UUID under the cache folder "
         "(calibration/<uuid>.json). roofline then reports attainable_ms_measured without being told measured_mem_gbs. "
-        "It also reports the gap a CUDA graph leaves between two dependent tiny kernels (against torch.profiler): "
-        "what a graph-timed call of a few microseconds reads above its kernel time. "
+        "It also reports the gap a CUDA graph leaves between two dependent tiny kernels (events against CUPTI's "
+        "kernel durations): what the events-timed graph timer (timer: cuda_graph) reads above the kernel time of a "
+        "call of a few microseconds. "
         "Takes about 10-30 s; needs an NVIDIA GPU and torch with CUDA in the user's interpreter.";
     t.params = {
         {.name = "gpu", .type = param_type::integer, .description = "Index of the GPU to measure, as nvidia-smi numbers them (default 0)",
