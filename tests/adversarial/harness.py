@@ -167,9 +167,13 @@ def outcome(rc, res, err):
     return v + ("" if not flags else " flagged(%s)" % ",".join(sorted(set(flags))))
 
 
+# A defeated trick's verify may be called faster by chance, never by this much (see judge).
+DEFEATED_MAX_SPEEDUP = 1.05
+
+
 def judge(expect, rc, res, err, fake_ms=None):
     """(ok, why) for one candidate. caught: incorrect/invalid or a flag; defeated: the trick did
-    nothing (no clean 'faster', and the fake number did not reach the result); clean: an honest
+    nothing (no clean 'faster' by 5% or more, and the fake number did not reach the result); clean: an honest
     candidate passes with no flag."""
     if res is None:
         # A cheat that makes the harness refuse the run outright is caught; an honest one is not ok.
@@ -185,10 +189,15 @@ def judge(expect, rc, res, err, fake_ms=None):
     if expect == "caught":
         return (v in ("incorrect", "invalid") or bool(flags), "verdict %s, flags %s" % (v, flags))
     if expect == "defeated":
+        # A defeated trick leaves the baseline's own work, so its verify is an A/A one: at n = 2
+        # pairs the seed's rule calls identical work faster ~9% of the time (its statistic has ~2
+        # degrees of freedom; the H200 saw 1.002x called faster under the CUPTI timer). Had the
+        # trick worked (the work skipped), the candidate would read several times faster.
         c = res.get("candidate", {})
         faked = fake_ms is not None and isinstance(c.get("min_ms"), (int, float)) and c["min_ms"] <= fake_ms * 10
-        clean_faster = v == "faster" and not flags
-        return (not clean_faster and not faked, "verdict %s, candidate min %s ms" % (v, c.get("min_ms")))
+        speedup = res.get("speedup") if isinstance(res.get("speedup"), (int, float)) else 1.0
+        gained = v == "faster" and not flags and speedup >= DEFEATED_MAX_SPEEDUP
+        return (not gained and not faked, "verdict %s, speedup %.3fx, candidate min %s ms" % (v, speedup, c.get("min_ms")))
     ok = v not in ("incorrect", "invalid") and not flags
     return ok, "verdict %s, flags %s, reasons %s" % (v, flags, candidate_reasons(res)[:2])
 
