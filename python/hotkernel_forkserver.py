@@ -34,6 +34,15 @@ _SERVER_PID = os.getpid()
 _RESULT_FD = int(os.environ.get("HOTKERNEL_RESULT_FD", "1"))  # replaced in main() when unset
 _IN_FD = 0
 _ACTIVE_CHILD = [0]  # pid (== pgid) of the run in flight, 0 when idle
+# Runs answered before they were reaped (closes_before_exit): pid -> the time by which they must
+# be gone. A trusted runner closes its pipes after its result and then exits, and the exit tears
+# down its CUDA context (0.10-0.13 s on an H200): the next run starts meanwhile. Reaped before
+# every fork, between requests, and at the end; killed with their group when late.
+_EXITING = {}
+EXIT_GRACE_S = 10.0
+# Kept mode: what a run answered while exiting left that only came back to this server (its
+# subreaper) with that run's exit; said with the next answer.
+_LATE_STRAYS = []
 _LISTEN_FD = [None]  # kept mode: the listening socket, closed in every child
 _IMPORT_S = [0.0]  # seconds the preload took (in every ready line)
 _PR_SET_PDEATHSIG = 1
@@ -58,7 +67,79 @@ def _on_term(signum, frame):
     # hotkernel is ending the session: take the run in flight with us.
     if _ACTIVE_CHILD[0]:
         _kill_group(_ACTIVE_CHILD[0], signal.SIGKILL)
+    for pid in list(_EXITING):
+        _kill_group(pid, signal.SIGKILL)
     os._exit(0)
+
+
+def _end_what_it_left(pid):
+    """For a run answered while it exits: kills its group and every process below it now, as the
+    sweep after a reaped run would, before the next run starts (a daemon it left must not run
+    beside the next one). Returns 'pid N: command' for each process other than the run itself."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    below, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        below += kids
+        todo += kids
+    killed = []
+    for d in below:
+        try:
+            with open("/proc/%d/cmdline" % d, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        except OSError:
+            cmd = ""
+        _kill_group(d, signal.SIGKILL)
+        try:
+            os.kill(d, signal.SIGKILL)
+            killed.append("pid %d: %s" % (d, cmd[:200] or "?"))
+        except OSError:
+            pass
+    _kill_group(pid, signal.SIGKILL)  # the run itself is in its exit already
+    return killed
+
+
+def _once_each(strays):
+    """'pid N: command' lines, each pid once (the first)."""
+    seen, out = set(), []
+    for line in strays:
+        pid = line.split(":", 1)[0]
+        if pid not in seen:
+            seen.add(pid)
+            out.append(line)
+    return out
+
+
+def _reap_exiting(wait=False):
+    """Reaps the runs that were answered while exiting, and kills what their groups left behind
+    (as for any run); one past its grace is killed with its group. wait=True: until all are gone."""
+    reaped = False
+    for pid, deadline in list(_EXITING.items()):
+        while True:
+            try:
+                w, _ = os.waitpid(pid, 0 if wait else os.WNOHANG)
+            except ChildProcessError:
+                w = pid
+            if w == pid:
+                _kill_group(pid, signal.SIGKILL)
+                del _EXITING[pid]
+                reaped = True
+                break
+            if time.time() < deadline:
+                break
+            _kill_group(pid, signal.SIGKILL)
+            wait = True  # killed: its exit is a moment away
+    if reaped and _LISTEN_FD[0] is not None and not _ACTIVE_CHILD[0]:
+        # Its exit handed this subreaper what it left (killed at the answer, or started since).
+        _LATE_STRAYS.extend(_sweep_strays())
 
 
 def _preload():
@@ -353,6 +434,7 @@ def _stdin_source(data):
 def _serve_one(req, requests):
     import select
 
+    _reap_exiting()
     reason = unforkable_reason()
     if reason:
         return {"event": "refused", "id": req.get("id"), "reason": reason}
@@ -401,6 +483,8 @@ def _serve_one(req, requests):
     status = None
     drain_until = None
     gone = False
+    exiting = False
+    closes_first = bool(req.get("closes_before_exit"))
     while True:
         now = time.perf_counter()
         if status is None and deadline is not None and not timed_out and now >= deadline:
@@ -419,6 +503,11 @@ def _serve_one(req, requests):
                 _kill_group(pid, signal.SIGKILL)
                 drain_until = end + 2.0
         if status is not None and (not open_fds or time.perf_counter() >= drain_until):
+            break
+        if status is None and closes_first and not open_fds and not timed_out:
+            # It closed every pipe after its result: what is left is its exit.
+            end = time.perf_counter()
+            exiting = True
             break
         waits = list(open_fds)
         if not requests.eof:
@@ -465,12 +554,17 @@ def _serve_one(req, requests):
             os.waitpid(pid, 0)
         _sweep_strays()
         return None
+    left = []
+    if exiting:
+        _EXITING[pid] = time.time() + EXIT_GRACE_S
+        left = _end_what_it_left(pid)
     ans = {
         "event": "done",
         "id": req.get("id"),
         "pid": pid,
-        "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1,
-        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0,
+        "exiting": exiting,
+        "exit_code": None if exiting else (os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1),
+        "signal": 0 if exiting else (os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0),
         "timed_out": timed_out,
         "wall_s": end - start,
         "stdout_b64": base64.b64encode(tails[out_r].value()).decode(),
@@ -481,12 +575,16 @@ def _serve_one(req, requests):
     if chan_r is not None:
         ans["channel_b64"] = base64.b64encode(tails[chan_r].value()).decode()
     if _LISTEN_FD[0] is not None:
-        ans["strays"] = _sweep_strays()
+        ans["strays"] = _once_each(_LATE_STRAYS + left + _sweep_strays())  # killed at the answer, reaped by the sweep
+        del _LATE_STRAYS[:]
+    elif left:
+        ans["strays"] = left
     return ans
 
 
 def _children():
-    """(pid, command line) of every process whose parent is this server, from /proc."""
+    """(pid, command line) of every process whose parent is this server, from /proc; a zombie's
+    command line is empty ("?")."""
     me, out = os.getpid(), []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -508,7 +606,7 @@ def _sweep_strays():
     returns 'pid N: command' for each, as hotkernel's own sweep reports them."""
     killed = []
     for _ in range(20):
-        kids = _children()
+        kids = [(pid, cmd) for pid, cmd in _children() if pid not in _EXITING]  # those are reaped apart
         if not kids:
             break
         for pid, cmd in kids:
@@ -517,7 +615,8 @@ def _sweep_strays():
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
-            killed.append("pid %d: %s" % (pid, cmd))
+            if cmd != "?":  # a zombie: killed already (and said) by _end_what_it_left
+                killed.append("pid %d: %s" % (pid, cmd))
         for pid, _ in kids:
             try:
                 os.waitpid(pid, 0)
@@ -548,6 +647,12 @@ def _serve(requests):
         if line is None:
             if requests.eof:
                 return False
+            if _EXITING:  # a run answered while exiting: reap it while the client thinks
+                import select
+
+                if not select.select([_IN_FD], [], [], 0.05)[0]:
+                    _reap_exiting()
+                    continue
             requests.feed()
             continue
         if not line.strip():
@@ -639,7 +744,13 @@ def _serve_kept(path, listening, idle_s, info, errors):
             os.unlink(path)
 
     while True:
-        ready, _, _ = select.select([srv], [], [], idle_s)
+        if _EXITING:  # reap the last run's exit promptly, then wait as before
+            ready, _, _ = select.select([srv], [], [], 0.05)
+            _reap_exiting()
+            if not ready:
+                continue
+        else:
+            ready, _, _ = select.select([srv], [], [], idle_s)
         if not ready:
             # Idle: end, unless a client holds the lock (it is about to connect).
             try:
@@ -650,6 +761,7 @@ def _serve_kept(path, listening, idle_s, info, errors):
                 fcntl.flock(lock_fd, fcntl.LOCK_UN)
                 continue
             unlisten()
+            _reap_exiting(wait=True)
             return
         if _import_stamp() != stamp:
             # Reinstalled under us: stop listening first, so the caller's next try starts a new server.
@@ -672,6 +784,7 @@ def _serve_kept(path, listening, idle_s, info, errors):
         _IN_FD, _RESULT_FD = -1, -1
         if quit_asked or not still_ours():
             unlisten()
+            _reap_exiting(wait=True)
             return
 
 
@@ -700,6 +813,7 @@ def main():
         return
     _send(_ready_line(info, errors))
     _serve(_Requests())
+    _reap_exiting(wait=True)
 
 
 if __name__ == "__main__":

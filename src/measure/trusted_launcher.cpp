@@ -132,6 +132,7 @@ process_result trusted_launcher::launch(const run_request& req, process_runner& 
     spec.timeout_s = req.timeout_s;
     spec.max_capture_bytes = 4u << 20;
     spec.result_channel = true;
+    spec.closes_before_exit = true;  // hotkernel_runner.py closes its pipes after the result
     const std::string nonce = random_hex(16);
     std::random_device rd;
     const std::uint32_t check_seed = rd() & 0x7fffffff;
@@ -145,6 +146,15 @@ process_result trusted_launcher::launch(const run_request& req, process_runner& 
     std::string script_out = trim(tail_text(res.stdout_text, 600));
     if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the trusted runner]\n" + script_out + "\n";
     std::string line = accept_channel(res.channel_text, nonce);
+    if (res.exit_pending) {
+        // Answered while the runner was exiting: its exit status is its rule (hotkernel_runner.py
+        // main): 0 for a result whose status is ok, incorrect or invalid, else 1.
+        const json j = json::parse(line, nullptr, false);
+        const std::string status =
+            j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
+        res.exit_code = (status == "ok" || status == "incorrect" || status == "invalid") ? 0 : 1;
+        res.exit_pending = false;
+    }
     if (line.empty() && res.ok()) res.stderr_text += "\nhotkernel: the trusted runner sent no result over its channel\n";
     res.stdout_text = line.empty() ? "" : line + "\n";
     return res;

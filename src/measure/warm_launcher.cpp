@@ -454,7 +454,8 @@ private:
                  {"result_fd_env", spec.result_fd_env},
                  {"timeout_s", spec.timeout_s},
                  {"kill_grace_s", spec.kill_grace_s},
-                 {"max_capture_bytes", spec.max_capture_bytes}};
+                 {"max_capture_bytes", spec.max_capture_bytes},
+                 {"closes_before_exit", spec.closes_before_exit}};
         if (srv.kept) {
             // A kept server was started by another process: the run gets this one's environment.
             req["env_full"] = environment_now();
@@ -481,7 +482,9 @@ private:
                 if (ev != "done") continue;
                 process_result res;
                 res.timed_out = ans.value("timed_out", false);
-                res.exit_code = ans.value("exit_code", -1);
+                res.exit_pending = ans.value("exiting", false);
+                const json& code = ans.contains("exit_code") ? ans["exit_code"] : json();
+                res.exit_code = res.exit_pending ? 0 : (code.is_number_integer() ? code.get<int>() : -1);
                 res.term_signal = res.timed_out ? 0 : ans.value("signal", 0);
                 res.wall_s = ans.value("wall_s", seconds_since(t0));
                 res.stdout_text = base64_decode(ans.value("stdout_b64", ""));

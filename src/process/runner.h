@@ -43,6 +43,10 @@ struct process_spec {
     std::string result_fd_env = "HOTKERNEL_RESULT_FD";
     /// Seconds between SIGTERM to the group and SIGKILL.
     double kill_grace_s = 2.0;
+    /// The child closes stdout, stderr and its channel once its output is complete, then exits
+    /// (the trusted runner). A fork server may answer then, while the exit (a CUDA context's
+    /// teardown, ~0.1 s) still runs, and reap it before the next fork: process_result::exit_pending.
+    bool closes_before_exit = false;
 };
 
 struct process_result {
@@ -57,7 +61,10 @@ struct process_result {
     std::string channel_text;
     bool stdout_truncated = false;  ///< only the last max_capture_bytes were kept
     bool stderr_truncated = false;
-    double wall_s = 0;              ///< from spawn to reaping [seconds]
+    double wall_s = 0;              ///< from spawn to reaping (to the answer when exit_pending) [seconds]
+    /// Answered when the child had closed its pipes (closes_before_exit), before it exited:
+    /// exit_code is 0 until the launcher that knows the child's rule sets it.
+    bool exit_pending = false;
     /// Processes the run left behind that a kept fork server (its subreaper) killed after it,
     /// "pid N: command" each; hotkernel's own sweep (strays.h) reports the rest.
     std::vector<std::string> strays;

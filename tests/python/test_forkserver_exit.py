@@ -1,0 +1,192 @@
+"""The fork server's answer for a run that closes its pipes before it exits (the trusted runner,
+whose exit tears down a CUDA context): answered at the close, reaped before the next fork or
+while the client is quiet, and waited for when the server ends. Driven over the server's own
+line protocol, light mode (no torch)."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from conftest import ROOT
+
+SERVER = ROOT / "python" / "hotkernel_forkserver.py"
+
+# Closes stdout and stderr, then takes `delay` seconds to exit with `code` (as a run whose exit is slow).
+SLOW_EXIT = """import os, sys, time
+print("result", flush=True)
+null = os.open(os.devnull, os.O_WRONLY)
+os.dup2(null, 1)
+os.dup2(null, 2)
+time.sleep(float(sys.argv[1]))
+os._exit(int(sys.argv[2]))
+"""
+
+
+class Server:
+    def __init__(self, tmp_path):
+        env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1")
+        env.pop("HOTKERNEL_RESULT_FD", None)
+        self.p = subprocess.Popen([sys.executable, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, env=env, cwd=str(tmp_path))
+        assert self.read()["event"] == "ready"
+        self.script = tmp_path / "slow_exit.py"
+        self.script.write_text(SLOW_EXIT)
+        self.ids = 0
+
+    def read(self):
+        line = self.p.stdout.readline()
+        assert line, "the fork server ended"
+        return json.loads(line)
+
+    def run(self, delay, code, closes_before_exit):
+        self.ids += 1
+        req = {"id": self.ids, "script": str(self.script), "argv": [str(self.script), str(delay), str(code)],
+               "timeout_s": 30, "closes_before_exit": closes_before_exit}
+        t0 = time.monotonic()
+        self.p.stdin.write((json.dumps(req) + "\n").encode())
+        self.p.stdin.flush()
+        while True:
+            ans = self.read()
+            if ans.get("id") == self.ids and ans.get("event") == "done":
+                return ans, time.monotonic() - t0
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+
+
+def alive(pid):
+    """True while pid exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def gone_within(pid, seconds):
+    deadline = time.monotonic() + seconds
+    while alive(pid) or os.path.exists("/proc/%d" % pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_run_that_closes_its_pipes_is_answered_before_its_slow_exit(tmp_path):
+    s = Server(tmp_path)
+    try:
+        ans, took = s.run(1.5, 3, closes_before_exit=True)
+        assert ans["exiting"] is True and ans["exit_code"] is None, ans
+        assert took < 1.0, "answered after %.2f s: it waited for the exit" % took
+        first = ans["pid"]
+        # The next run starts while the first still exits; the first is reaped later, by the server.
+        ans2, _ = s.run(0, 0, closes_before_exit=False)
+        assert ans2["exit_code"] == 0 and not ans2["exiting"]
+        assert gone_within(first, 5), "the server did not reap the run it answered early"
+    finally:
+        s.close()
+
+
+def test_without_the_promise_the_server_waits_for_the_exit_and_its_status(tmp_path):
+    s = Server(tmp_path)
+    try:
+        ans, took = s.run(0.6, 3, closes_before_exit=False)
+        assert ans["exiting"] is False and ans["exit_code"] == 3 and took >= 0.6
+    finally:
+        s.close()
+
+
+def test_the_server_waits_for_an_exiting_run_before_it_ends(tmp_path):
+    s = Server(tmp_path)
+    try:
+        ans, _ = s.run(1.0, 0, closes_before_exit=True)
+        pid = ans["pid"]
+        s.p.stdin.write(b'{"op": "quit"}\n')
+        s.p.stdin.flush()
+        s.p.wait(timeout=10)
+        assert not os.path.exists("/proc/%d" % pid), "the server ended and left its exiting run behind"
+    finally:
+        s.close()
+
+
+def test_what_an_exiting_run_left_is_killed_before_the_answer(tmp_path):
+    # A daemon in a session of its own, started by the run: answered early, it must not live on
+    # beside the next run (tests/adversarial/cheats/slow_the_baseline.py does this to slow the baseline).
+    s = Server(tmp_path)
+    pidfile = tmp_path / "daemon.pid"
+    s.script.write_text("import subprocess, pathlib\n"
+                        "p = subprocess.Popen(['sleep', '300'], start_new_session=True, stdout=subprocess.DEVNULL,\n"
+                        "                     stderr=subprocess.DEVNULL)\n"
+                        "pathlib.Path(%r).write_text(str(p.pid))\n" % str(pidfile) + SLOW_EXIT)
+    try:
+        ans, _ = s.run(1.0, 0, closes_before_exit=True)
+        assert ans["exiting"] is True
+        daemon = int(pidfile.read_text())
+        deadline = time.monotonic() + 1.0  # SIGKILL was sent before the answer; its delivery takes a moment
+        while alive(daemon) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not alive(daemon), "the run's daemon outlived the answer"
+        assert any(("pid %d:" % daemon) in st and "sleep" in st for st in ans.get("strays", [])), ans.get("strays")
+    finally:
+        s.close()
+
+
+def zombies_of(pid):
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] == "Z" and int(fields[1]) == pid:
+                out.append(int(d))
+    return out
+
+
+def test_a_kept_server_reaps_what_an_exiting_run_left(tmp_path):
+    # Kept mode: the server is its runs' subreaper, so what a run left comes back to it when the run
+    # exits (after the answer). It must not stay behind as zombies until some later run.
+    import socket
+    sock_path = tmp_path / "fs.sock"
+    env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1", HOTKERNEL_FORKSERVER_SOCKET=str(sock_path),
+               HOTKERNEL_FORKSERVER_IDLE_S="60")
+    env.pop("HOTKERNEL_RESULT_FD", None)
+    server = subprocess.Popen([sys.executable, str(SERVER)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, env=env, cwd=str(tmp_path), start_new_session=True)
+    script = tmp_path / "leaves_two.py"
+    script.write_text("import subprocess\n"
+                      "for _ in range(2):\n"
+                      "    subprocess.Popen(['sleep', '300'], start_new_session=True, stdout=subprocess.DEVNULL,\n"
+                      "                     stderr=subprocess.DEVNULL)\n" + SLOW_EXIT)
+    try:
+        deadline = time.monotonic() + 30
+        while not sock_path.exists():
+            assert time.monotonic() < deadline and server.poll() is None, "the kept server did not listen"
+            time.sleep(0.05)
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(str(sock_path))
+        f = conn.makefile("rwb")
+        assert json.loads(f.readline())["event"] == "ready"
+        req = {"id": 1, "script": str(script), "argv": [str(script), "0.5", "0"], "timeout_s": 30,
+               "closes_before_exit": True}
+        f.write((json.dumps(req) + "\n").encode())
+        f.flush()
+        ans = json.loads(f.readline())
+        assert ans["event"] == "done" and ans["exiting"] is True, ans
+        assert sum("sleep" in st for st in ans["strays"]) == 2, ans["strays"]
+        deadline = time.monotonic() + 5
+        while zombies_of(server.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not zombies_of(server.pid), "the kept server left zombies of its last run"
+        f.write(b'{"op": "quit"}\n')
+        f.flush()
+        server.wait(timeout=10)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, 9)
+        server.wait()
