@@ -197,7 +197,9 @@ def judge(expect, rc, res, err, fake_ms=None):
         faked = fake_ms is not None and isinstance(c.get("min_ms"), (int, float)) and c["min_ms"] <= fake_ms * 10
         speedup = res.get("speedup") if isinstance(res.get("speedup"), (int, float)) else 1.0
         gained = v == "faster" and not flags and speedup >= DEFEATED_MAX_SPEEDUP
-        return (not gained and not faked, "verdict %s, speedup %.3fx, candidate min %s ms" % (v, speedup, c.get("min_ms")))
+        runs = ["%s %.4g" % (r.get("role", "?")[0], r["ms"]) for r in res.get("runs", []) if isinstance(r.get("ms"), (int, float))]
+        return (not gained and not faked, "verdict %s, speedup %.3fx, candidate min %s ms, runs (ms, in order) %s"
+                % (v, speedup, c.get("min_ms"), " ".join(runs)))
     ok = v not in ("incorrect", "invalid") and not flags
     return ok, "verdict %s, flags %s, reasons %s" % (v, flags, candidate_reasons(res)[:2])
 
