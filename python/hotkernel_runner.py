@@ -334,9 +334,12 @@ class TrustedRun:
         if not self.session.is_cuda or self.target.timer not in ("auto", "cupti"):
             return None, None
         try:
-            return self.hk.KernelClock.get(), None
+            clock = self.hk.KernelClock.get()
         except self.hk.ClockError as e:
             return None, str(e)
+        # Bound now: a candidate that later sets clock.start or clock.stop on the instance changes nothing.
+        self._clock_start, self._clock_stop = clock.start, clock.stop
+        return clock, None
 
     def _digest(self, tensors):
         return [float(p.double().sum()) if p.numel() else 0.0 for p in tensors] + [len(tensors)]
@@ -934,7 +937,6 @@ class TrustedRun:
         p = self.prims
         why = None
         try:
-            self._clock_start, self._clock_stop = self.clock.start, self.clock.stop
             self._clock_start()
             p.replay(graph)
             p.dev_sync()
