@@ -47,6 +47,12 @@ def test_cheat_is_caught(target, body):
         pytest.skip("%s is judged against a dear baseline: test_copying_repeated_inputs_gains_nothing" % body.stem)
     rc, res, err = _run(target, body)
     ok, why = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
+    if not ok and flags["expect"] == "defeated":
+        # A trick that works gains every time; a defeated one's verify is an A/A one, which other
+        # work on this small machine (a kept server importing torch) can tip once. Once more:
+        rc, res, err = _run(target, body)
+        ok, again = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
+        why = "%s; again: %s" % (why, again)
     assert ok, "%s (%s) was not %s: %s" % (body.stem, flags["what"], flags["expect"], why)
     if flags["expect"] == "caught" and res is not None and res.get("verdict") not in ("incorrect", "invalid"):
         # Caught by a flag only: the speedup must not be presented as clean.
