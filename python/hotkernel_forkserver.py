@@ -76,14 +76,7 @@ def _end_what_it_left(pid):
     """For a run answered while it exits: kills its group and every process below it now, as the
     sweep after a reaped run would, before the next run starts (a daemon it left must not run
     beside the next one). Returns 'pid N: command' for each process other than the run itself."""
-    parent = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                with open("/proc/%s/stat" % d) as f:
-                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
+    parent = _parents()
     below, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -92,15 +85,11 @@ def _end_what_it_left(pid):
         todo += kids
     killed = []
     for d in below:
-        try:
-            with open("/proc/%d/cmdline" % d, "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        except OSError:
-            cmd = ""
+        cmd = _cmdline(d)
         _kill_group(d, signal.SIGKILL)
         try:
             os.kill(d, signal.SIGKILL)
-            killed.append("pid %d: %s" % (d, cmd[:200] or "?"))
+            killed.append("pid %d: %s" % (d, cmd))
         except OSError:
             pass
     _kill_group(pid, signal.SIGKILL)  # the run itself is in its exit already
@@ -582,23 +571,34 @@ def _serve_one(req, requests):
     return ans
 
 
-def _children():
-    """(pid, command line) of every process whose parent is this server, from /proc; a zombie's
-    command line is empty ("?")."""
-    me, out = os.getpid(), []
+def _parents():
+    """{pid: parent pid} of every process, from /proc."""
+    out = {}
     for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                if int(f.read().rsplit(")", 1)[1].split()[1]) != me:
-                    continue
-            with open("/proc/%s/cmdline" % d, "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
-        except (OSError, ValueError, IndexError):
-            continue
-        out.append((int(d), cmd[:200] or "?"))
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    out[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
     return out
+
+
+def _cmdline(pid):
+    """pid's command line, cut to 200 characters; "?" when empty (a zombie's) or gone."""
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+    except OSError:
+        cmd = ""
+    return cmd[:200] or "?"
+
+
+def _children():
+    """(pid, command line) of every process whose parent is this server; a zombie's command line
+    is "?"."""
+    me = os.getpid()
+    return [(pid, _cmdline(pid)) for pid, pp in _parents().items() if pp == me]
 
 
 def _sweep_strays():

@@ -846,7 +846,7 @@ class TrustedRun:
         samples, fails = [], []
         check_s = fresh_s = ramp_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
-        ramps = []  # event times a call of the ramps' replays: the graph timer's reading, no CUPTI
+        ramps = []  # with CUPTI: the ramps' replays between events (CUPTI off), for graph_ms
         records = set()  # CUPTI records a timed replay
         rules = set()
         for i in range(n_samples + 1):
@@ -867,9 +867,12 @@ class TrustedRun:
                 break
             if idle:
                 r0 = p.perf()
-                burst = []
-                self.hk.ramp(lambda g=graph: self._timed_replay(g, burst), p.dev_sync, clock=p.perf)
-                ramps.append(burst)
+                if clock is None:
+                    self.hk.ramp(lambda g=graph: p.replay(g), p.dev_sync, clock=p.perf)
+                else:  # timed by events too: graph_ms, the guard's other reading
+                    burst = []
+                    self.hk.ramp(lambda g=graph: burst.append(self._timed_replay(g)), p.dev_sync, clock=p.perf)
+                    ramps.append(burst)
                 ramp_s += p.perf() - r0
                 idle = False
             # Fresh values before every timed replay too (they load before the start event): a
@@ -880,13 +883,7 @@ class TrustedRun:
             fresh_s += p.perf() - f0
             self.l2.reset()
             if clock is None:
-                a = p.Event(enable_timing=True)
-                b = p.Event(enable_timing=True)
-                if p.spin is not None:  # the GPU busy until both are queued (hk.START_SPIN_CYCLES)
-                    p.spin(self._start_spin_cycles)
-                p.record(a)
-                p.replay(graph)
-                p.record(b)
+                a, b = self._timed_replay(graph)
                 p.ev_sync(b)
                 samples.append(p.elapsed(a, b) / s.calls)
             else:
@@ -910,9 +907,9 @@ class TrustedRun:
         del outs, graph
         self.phases.update({"graph_capture": t1 - t0, "samples": t2 - t1 - check_s - fresh_s - ramp_s,
                             "fresh_values": fresh_s, "ramp": ramp_s, "checked_replays": check_s})
-        graph_ms = self._ramp_ms(ramps, s.calls)
         if clock is None:
             return samples, "cuda_graph", note, fails
+        graph_ms = self._ramp_ms(ramps, s.calls)
         self.timer_detail = {"graph_ms": graph_ms, "kernel_time_rule": "+".join(sorted(rules)),
                              "gpu_ops_per_call": (round(min(records) / float(s.calls), 3) if records else None)}
         if len(records) > 1:
@@ -950,8 +947,9 @@ class TrustedRun:
             raise self.hk.StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % why)
         return None, "CUPTI cannot time this run (%s); timed by events around graph replays" % why
 
-    def _timed_replay(self, graph, into):
-        """A ramp replay between events (with the start spin), kept in `into` to read later."""
+    def _timed_replay(self, graph):
+        """Queues a replay of `graph` between two timing events, behind the start spin (the GPU
+        busy until both are queued, hk.START_SPIN_CYCLES); returns the events, not waited for."""
         p = self.prims
         a = p.Event(enable_timing=True)
         b = p.Event(enable_timing=True)
@@ -960,7 +958,7 @@ class TrustedRun:
         p.record(a)
         p.replay(graph)
         p.record(b)
-        into.append((a, b))
+        return a, b
 
     def _ramp_ms(self, ramps, calls):
         """The graph timer's reading (events a replay / calls) over the second half of every ramp,
