@@ -171,10 +171,11 @@ def outcome(rc, res, err):
 DEFEATED_MAX_SPEEDUP = 1.05
 
 
-def judge(expect, rc, res, err, fake_ms=None):
+def judge(expect, rc, res, err, fake_ms=None, control=None):
     """(ok, why) for one candidate. caught: incorrect/invalid or a flag; defeated: the trick did
     nothing (no clean 'faster' by 5% or more, and the fake number did not reach the result); clean: an honest
-    candidate passes with no flag."""
+    candidate passes with no flag. control: for a defeated trick, the result of the untouched
+    candidate verified right after it; a gain is then one by 5% or more over the control's speedup."""
     if res is None:
         # A cheat that makes the harness refuse the run outright is caught; an honest one is not ok.
         return (expect == "caught", "verify failed: " + err.strip()[-400:])
@@ -196,12 +197,24 @@ def judge(expect, rc, res, err, fake_ms=None):
         c = res.get("candidate", {})
         faked = fake_ms is not None and isinstance(c.get("min_ms"), (int, float)) and c["min_ms"] <= fake_ms * 10
         speedup = res.get("speedup") if isinstance(res.get("speedup"), (int, float)) else 1.0
-        gained = v == "faster" and not flags and speedup >= DEFEATED_MAX_SPEEDUP
-        runs = ["%s %.4g" % (r.get("role", "?")[0], r["ms"]) for r in res.get("runs", []) if isinstance(r.get("ms"), (int, float))]
-        return (not gained and not faked, "verdict %s, speedup %.3fx, candidate min %s ms, runs (ms, in order) %s"
-                % (v, speedup, c.get("min_ms"), " ".join(runs)))
+        floor, beside = 1.0, ""
+        if control is not None:
+            # What the machine alone gives an untouched candidate at this moment (seen at 1.5-2x
+            # with two busy processes on 2 cores: the baseline's runs slowed, not the candidate's).
+            cs = control.get("speedup") if isinstance(control.get("speedup"), (int, float)) else 1.0
+            floor = max(1.0, cs)
+            beside = "; the untouched candidate beside it: verdict %s, speedup %.3fx, runs %s" % (
+                control.get("verdict"), cs, _runs_text(control))
+        gained = v == "faster" and not flags and speedup >= DEFEATED_MAX_SPEEDUP * floor
+        return (not gained and not faked, "verdict %s, speedup %.3fx, candidate min %s ms, runs (ms, in order) %s%s"
+                % (v, speedup, c.get("min_ms"), _runs_text(res), beside))
     ok = v not in ("incorrect", "invalid") and not flags
     return ok, "verdict %s, flags %s, reasons %s" % (v, flags, candidate_reasons(res)[:2])
+
+
+def _runs_text(res):
+    return " ".join("%s %.4g" % (r.get("role", "?")[0], r["ms"]) for r in res.get("runs", [])
+                    if isinstance(r.get("ms"), (int, float)))
 
 
 def fake_ms_of(body_path):

@@ -17,6 +17,9 @@ CHEATS, HONEST = harness.all_bodies()
 # A small cache makes the rotation depth K small, so a CPU run takes seconds, and calls > K so
 # every rotated set is called twice per sample (what caches and replays feed on).
 ENV = {"HOTKERNEL_CACHE_BYTES": str(1 << 20)}
+# A defeated trick fails its test only if every one of this many verifies reads it faster.
+DEFEATED_ATTEMPTS = 3
+BLANK = harness.HONEST / "blank.py"
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +50,18 @@ def test_cheat_is_caught(target, body):
         pytest.skip("%s is judged against a dear baseline: test_copying_repeated_inputs_gains_nothing" % body.stem)
     rc, res, err = _run(target, body)
     ok, why = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
-    if not ok and flags["expect"] == "defeated":
-        # A trick that works gains every time; a defeated one's verify is an A/A one, which other
-        # work on this small machine (a kept server importing torch) can tip once. Once more:
+    attempts = 1
+    while not ok and flags["expect"] == "defeated" and attempts < DEFEATED_ATTEMPTS:
+        # A trick that works gains every time, beyond what the machine gives an untouched
+        # candidate; a defeated one's verify is an A/A one, which other work on a 2-core machine
+        # can tip for many seconds (two busy processes beside the suite were seen to slow both
+        # baseline runs of three verifies in a row). Again, with the untouched candidate beside it:
+        attempts += 1
         rc, res, err = _run(target, body)
-        ok, again = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
-        why = "%s; again: %s" % (why, again)
+        _, control, _ = _run(target, BLANK)
+        ok, again = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body),
+                                  control=control or {})
+        why = "%s; attempt %d: %s" % (why, attempts, again)
     assert ok, "%s (%s) was not %s: %s" % (body.stem, flags["what"], flags["expect"], why)
     if flags["expect"] == "caught" and res is not None and res.get("verdict") not in ("incorrect", "invalid"):
         # Caught by a flag only: the speedup must not be presented as clean.

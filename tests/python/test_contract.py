@@ -4,7 +4,6 @@ import math
 import os
 import statistics
 import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -32,11 +31,11 @@ def variant(gelu, name, body):
     return path
 
 
-def hk_floor():
-    """The contract's WARMUP_MIN_S, read from its source (this process has no torch to import it)."""
+def contract_constant(name):
+    """A number the contract's source sets at its top level (this process has no torch to import it)."""
     import re
     text = (ROOT / "python" / "hotkernel_contract.py").read_text()
-    return float(re.search(r"^WARMUP_MIN_S = ([0-9.]+)", text, re.M).group(1))
+    return float(re.search(r"^%s = ([0-9.]+)" % name, text, re.M).group(1))
 
 
 def test_blank_candidate_passes_and_prints_the_whole_line(py, gelu):
@@ -57,7 +56,10 @@ def test_blank_candidate_passes_and_prints_the_whole_line(py, gelu):
     assert line["roofline_inputs"] == {"flops": None, "bytes": 2 * 2 * 64 * 128, "dtype": "bf16"}
     assert set(line["versions"]) == {"python", "torch", "triton"}
     assert line["checked"] == ["check_set", "last_timed_call"]
-    assert hk_floor() <= line["warmup_s"] <= 1.1  # "auto": at least the floor, at most 1 s (plus the last pass)
+    # "auto": at least the floor; it stops by WARMUP_MAX_S plus the pass under way, which a loaded
+    # machine can stretch (a pass seen at 1 s on 2 busy cores), so the ceiling has room. The rule
+    # itself is tested exactly on synthetic passes (warmup_settled, below).
+    assert contract_constant("WARMUP_MIN_S") <= line["warmup_s"] <= contract_constant("WARMUP_MAX_S") + 5
 
 
 def test_baseline_runs_and_same_seed_gives_same_numbers(py, gelu):
