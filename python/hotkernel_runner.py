@@ -322,6 +322,7 @@ class TrustedRun:
         self._calls_for = hk.calls_for
         self._start_spin_cycles = hk.START_SPIN_CYCLES
         self._per_call = hk.per_call_ms
+        self._busy = hk.busy_time
         self.clock, self.clock_note = self._open_clock()
         self.timer_detail = {}
         self._poison()
@@ -659,7 +660,7 @@ class TrustedRun:
         if not s.is_cuda:
             return self._time_calls(fn, cuda=False)
         if t.timer == "cupti" and self.clock is None:
-            raise self.hk.StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % self.clock_note)
+            raise self.hk.cupti_refusal(self.clock_note)
         if t.timer in ("auto", "cupti", "cuda_graph"):
             try:
                 return self._time_graph(fn)
@@ -795,14 +796,7 @@ class TrustedRun:
         ks = ks[2 * per_replay:]
         if not ks:
             return {"kernels": 0}
-        busy, cur_s, cur_e = 0.0, None, None
-        for a, b in ks:
-            if cur_e is None or a > cur_e:
-                busy += (cur_e - cur_s) if cur_e is not None else 0.0
-                cur_s, cur_e = a, b
-            else:
-                cur_e = max(cur_e, b)
-        busy += cur_e - cur_s
+        busy = self._busy(ks)
         durs = sorted(b - a for a, b in ks)
         n = replays * calls
         return {"kernels": len(ks), "kernels_per_call": round(len(ks) / float(n), 3),
@@ -929,7 +923,7 @@ class TrustedRun:
         if self.clock is None or self.target.timer == "cuda_graph":
             note = None
             if self.clock_note and self.target.timer == "auto":
-                note = "CUPTI cannot time this run (%s); timed by events around graph replays" % self.clock_note
+                note = self.hk.cupti_fallback_note(self.clock_note)
             return None, note
         p = self.prims
         why = None
@@ -944,8 +938,8 @@ class TrustedRun:
         if why is None:
             return self.clock, None
         if self.target.timer == "cupti":
-            raise self.hk.StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % why)
-        return None, "CUPTI cannot time this run (%s); timed by events around graph replays" % why
+            raise self.hk.cupti_refusal(why)
+        return None, self.hk.cupti_fallback_note(why)
 
     def _timed_replay(self, graph):
         """Queues a replay of `graph` between two timing events, behind the start spin (the GPU

@@ -866,16 +866,34 @@ def per_call_ms(records, calls):
             prev_end = last
         if ordered:
             return total / float(calls) / 1e6, "span"
+    return busy_time(recs) / float(calls) / 1e6, "busy"
+
+
+def busy_time(intervals):
+    """How long any of the intervals [(start, end)] ran: the length of their union, in their
+    unit (0 for none). Pure."""
     busy, cur_s, cur_e = 0, None, None
-    for a, b in recs:
+    for a, b in sorted(intervals):
         if cur_e is None or a > cur_e:
             if cur_e is not None:
                 busy += cur_e - cur_s
             cur_s, cur_e = a, b
         else:
             cur_e = max(cur_e, b)
-    busy += cur_e - cur_s
-    return busy / float(calls) / 1e6, "busy"
+    if cur_e is not None:
+        busy += cur_e - cur_s
+    return busy
+
+
+def cupti_fallback_note(why):
+    """The timer_note of a run that timer "auto" timed by events around graph replays, as CUPTI
+    could not time it."""
+    return "CUPTI cannot time this run (%s); timed by events around graph replays" % why
+
+
+def cupti_refusal(why):
+    """The error of timer "cupti" where CUPTI cannot time the run."""
+    return StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % why)
 
 
 class KernelClock:
@@ -1232,8 +1250,8 @@ class Session:
                 return samples, last, "cupti", None
             except ClockError as e:
                 if timer == "cupti":
-                    raise StageError("timer", "CUPTI cannot time this run: %s; use timer: cuda_graph" % e)
-                note = "CUPTI cannot time this run (%s); timed by events around graph replays" % str(e)[:200]
+                    raise cupti_refusal(e)
+                note = cupti_fallback_note(str(e)[:200])
                 timer = "cuda_graph_fallback"
             except BaseException as e:
                 if timer == "cupti":
