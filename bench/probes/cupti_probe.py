@@ -12,7 +12,7 @@ and CUPTI's median kernel time over rotated eager calls (what `timer_probe.py --
 through torch.profiler). With --fork, the same in a child forked from a parent that imported
 torch without touching CUDA, as the fork server does. One JSON line per step.
 
-    python3 bench/cupti_probe.py [--fork] [1024x1024 4096x8192 49152x8192]
+    python3 bench/probes/cupti_probe.py [--fork] [1024x1024 4096x8192 49152x8192]
 """
 import argparse
 import ctypes
@@ -24,7 +24,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 T0 = time.perf_counter()
 import torch  # noqa: E402

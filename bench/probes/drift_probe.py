@@ -9,7 +9,7 @@ run if time were the only source. With --procs N the same runs in N fresh proces
 spread of their whole-probe means is the between-process part. nvidia-smi's SM clock, power and
 temperatures every 100 ms during each probe are summarized beside it. One JSON line per process.
 
-    python3 bench/drift_probe.py [--seconds 4] [--procs 3] [49152x8192 4096x8192]
+    python3 bench/probes/drift_probe.py [--seconds 4] [--procs 3] [49152x8192 4096x8192]
 """
 import argparse
 import json

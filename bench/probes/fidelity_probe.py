@@ -6,14 +6,14 @@ input values, the SM-clock spin after each sample), each variant timed twice in 
 drift shows. Beside each: the profiler's median kernel duration inside that variant's graph and
 of rotated eager calls. Needs a CUDA torch; prints one JSON line per shape.
 
-    python3 bench/fidelity_probe.py [1024x1024 4096x8192 49152x8192]
+    python3 bench/probes/fidelity_probe.py [1024x1024 4096x8192 49152x8192]
 """
 import json
 import os
 import statistics
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import torch  # noqa: E402

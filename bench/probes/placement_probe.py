@@ -9,7 +9,7 @@ random order each round. If the level came with the buffers, the pairs would dif
 process by as much as runs differ; if it came with the process, they would agree inside it and
 the process means would differ. One JSON line per child and shape.
 
-    python3 bench/placement_probe.py [--children 4] [--nx 4] [--ny 4] [4096x8192 49152x8192]
+    python3 bench/probes/placement_probe.py [--children 4] [--nx 4] [--ny 4] [4096x8192 49152x8192]
 """
 import argparse
 import json

@@ -8,7 +8,7 @@ word to the parent's waitpid), with and without freeing its memory first. One JS
 child; the medians per step at the end. With --ops, each child times instead the first run of
 every tensor op check() does, one by one.
 
-    python3 bench/run_cost_probe.py [--children 4] [--ops] [49152x8192 4096x8192]
+    python3 bench/probes/run_cost_probe.py [--children 4] [--ops] [49152x8192 4096x8192]
 """
 import argparse
 import json
@@ -18,7 +18,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 
 
 def child(shape, free_first, wfd):

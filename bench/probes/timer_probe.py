@@ -5,8 +5,8 @@ calls after warm-up and of the graph replays themselves), the ramp of replay tim
 GPU (how long warm-up must be), the cost of each phase of one run, and the SM clock read by a
 timed spin kernel against nvidia-smi's. Needs a CUDA torch; prints one JSON object at the end.
 
-    python3 bench/timer_probe.py [--out FILE]
-    python3 bench/timer_probe.py --truth 1024x1024 4096x8192   # profiler kernel time only (bench/speed.py)
+    python3 bench/probes/timer_probe.py [--out FILE]
+    python3 bench/probes/timer_probe.py --truth 1024x1024 4096x8192   # profiler kernel time only (bench/speed.py)
 """
 import argparse
 import json
@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
 T0 = time.perf_counter()
