@@ -102,20 +102,6 @@ class Cupti:
         return sorted(got)
 
 
-def busy(ks):
-    tot, cs, ce = 0, None, None
-    for a, b in ks:
-        if ce is None or a > ce:
-            if ce is not None:
-                tot += ce - cs
-            cs, ce = a, b
-        else:
-            ce = max(ce, b)
-    if ce is not None:
-        tot += ce - cs
-    return tot
-
-
 def capture(fn, sets, calls, hold):
     order = hc._cycle(sets, calls)
     side = torch.cuda.Stream()
@@ -152,7 +138,7 @@ def compare(cu, g, calls, replays=10, label=""):
         flush_s = time.perf_counter() - t
         ks = [k for k in ks if k[1] - k[0] < 20_000_000][-calls:]  # the spin kernel is first; keep the graph's
         ev_us = a.elapsed_time(b) * 1e3 / calls
-        bu = busy(ks) / 1e3 / calls
+        bu = hc.busy_time(ks) / 1e3 / calls
         med = statistics.median([(e - s) / 1e3 for s, e in ks]) if ks else None
         rows.append((ev_us, bu, med, len(ks), flush_s))
     ev = statistics.median(r[0] for r in rows)

@@ -57,20 +57,6 @@ def profiled_kernels(fn):
     return out
 
 
-def busy_union(intervals):
-    tot, cur_s, cur_e = 0.0, None, None
-    for s, e in sorted(intervals):
-        if cur_e is None or s > cur_e:
-            if cur_e is not None:
-                tot += cur_e - cur_s
-            cur_s, cur_e = s, e
-        else:
-            cur_e = max(cur_e, e)
-    if cur_e is not None:
-        tot += cur_e - cur_s
-    return tot
-
-
 def probe_shape(shape, out):
     target = hc.Target({"name": "gelu", "from": "torch.nn.functional:gelu", "shape": shape, "dtype": "bf16",
                         "device": "cuda"})
@@ -99,7 +85,7 @@ def probe_shape(shape, out):
             graph.replay()
     kg = profiled_kernels(replays)
     k_graph = [(e - b) for n, b, e in kg]
-    busy = busy_union([(b, e) for n, b, e in kg])
+    busy = hc.busy_time([(b, e) for n, b, e in kg])
     span = (max(e for _, _, e in kg) - min(b for _, b, _ in kg)) if kg else None
     row = {"shape": shape, "k": s.k, "calls": s.calls, "prepare_s": round(prep_s, 3), "warmup_s": warm,
            "time_s": round(time_s, 3), "graph_us": round(graph_us, 4),
