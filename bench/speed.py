@@ -283,7 +283,7 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
                 % (shape, rep, prof_ms, rep / prof_ms, b.get("timer"), pc.get("ms_over_kernel_busy_median"),
                    pc.get("ms_over_span_median"), phase_medians(b)))
     out["fidelity"] = fid
-    # The product's bar: within 10% at ~3 us, 3% at ~50 us, 2% at ~500 us.
+    # The project's bar: within 10% at ~3 us, 3% at ~50 us, 2% at ~500 us.
     for row, tol in zip(fid, (0.10, 0.03, 0.02)):
         if abs(row["ratio"] - 1) > tol:
             FAILED.append("timer fidelity %s: reported/profiler = %.3f, outside +-%.0f%%" % (row["shape"], row["ratio"], tol * 100))
