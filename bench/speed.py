@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Speed and fidelity figures for hotkernel (issue 7), measured through the real binary.
+"""Speed and fidelity figures for hotkernel, measured through the real binary.
 
 CPU part (runs anywhere):
   overhead   per-run overhead of `bench`, fresh processes (--no-warm) against the warm fork
@@ -142,9 +142,9 @@ def startup(binary, out):
 
 def profiler_kernel_ms(python, shapes):
     """torch.profiler's median kernel duration (ms) per shape for the same bf16 gelu calls the
-    contract times: rotated eager calls after a 0.5 s warm-up (bench/timer_probe.py --truth).
+    contract times: rotated eager calls after a 0.5 s warm-up (bench/probes/timer_probe.py --truth).
     Not the profile of a whole bench run: that averages in the warm-up's calls."""
-    cmd = [python, os.path.join(ROOT, "bench", "timer_probe.py"), "--truth"] + list(shapes)
+    cmd = [python, os.path.join(ROOT, "bench", "probes", "timer_probe.py"), "--truth"] + list(shapes)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     for line in reversed(p.stdout.splitlines()):
         try:
@@ -283,7 +283,7 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
                 % (shape, rep, prof_ms, rep / prof_ms, b.get("timer"), pc.get("ms_over_kernel_busy_median"),
                    pc.get("ms_over_span_median"), phase_medians(b)))
     out["fidelity"] = fid
-    # The issue's bar: within 10% at ~3 us, 3% at ~50 us, 2% at ~500 us.
+    # The project's bar: within 10% at ~3 us, 3% at ~50 us, 2% at ~500 us.
     for row, tol in zip(fid, (0.10, 0.03, 0.02)):
         if abs(row["ratio"] - 1) > tol:
             FAILED.append("timer fidelity %s: reported/profiler = %.3f, outside +-%.0f%%" % (row["shape"], row["ratio"], tol * 100))

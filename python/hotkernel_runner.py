@@ -48,8 +48,8 @@ HOLD_BUDGET_BYTES = 4 << 30
 SPOT_CHECKS_PER_SAMPLE = 2
 # With the CUPTI timer, a call's time is its kernels' and copies' own time. The same graph timed by
 # events (no CUPTI) reads a node gap more: ~0.6 us over a 2.9 us gelu, ~0.5 us over 46 us on an
-# H200 (bench/cupti_probe.py). Far more than that is work CUPTI does not see (host nodes, records
-# filtered): the run is invalid.
+# H200 (bench/probes/cupti_probe.py). Far more than that is work CUPTI does not see (host nodes,
+# records filtered): the run is invalid.
 EVENT_OVER_CUPTI_RATIO = 1.25
 EVENT_OVER_CUPTI_MS = 0.005
 

@@ -67,20 +67,20 @@ MAX_ROTATE_K = 256
 # 1/SETS_BUDGET_SHARE of the device's memory); where they do not, a sample has fewer calls. Every
 # call's output is checked on two replays, so each set costs a reference and a check there: on an
 # H200 4 GiB (64 calls of a 64 MiB gelu) took checked replays from 0.035 to 0.19 s a run
-# (bench/results/h200-2026-11-30-c); 1 GiB gives that gelu 16 calls a sample (0.7 ms).
+# (bench/runs/2026-11-30-h200-rotation-budget); 1 GiB gives that gelu 16 calls a sample (0.7 ms).
 SETS_BUDGET_BYTES = 1 << 30
 SETS_BUDGET_SHARE = 16
 
 # Warm-up "auto": at least WARMUP_MIN_S, then until the median pass time of the last window
 # matches the window before it within WARMUP_STEADY (clocks ramping, caches filling, lazy
 # compilation and cudagraph recording all show as a drift), at most WARMUP_MAX_S. The floor is
-# measured on an H200 (bench/results/h200-2026-11-30-b): a 45 us gelu is steady from the first
+# measured on an H200 (bench/runs/2026-11-30-h200-*): a 45 us gelu is steady from the first
 # replay on a GPU busy within the last seconds (as in a bench/verify, runs back to back), A/A
 # verifies with 0.2 s stayed inconclusive, and a 0.5 GB/call gelu moves +-3% between back-to-back
 # half-second blocks whatever the warm-up (fidelity_probe); each 0.1 s here costs 0.2 s a pair.
 # Since the runner ramps right before its samples (RAMP_S), 0.1 s did as well as 0.25 s: 16 runs
 # of a 0.5 ms gelu spread 0.65%/0.57% against 0.60%/0.51%, at the same level, and a 45 us one
-# 0.95% against 0.85% (bench/results/h200-2026-11-30-e), 0.2 s a run sooner.
+# 0.95% against 0.85% (bench/runs/2026-11-30-h200-warmup-floor), 0.2 s a run sooner.
 # triton's 25 ms warm-up was 30% off on a cold GPU (triton#2306): the window test catches that.
 WARMUP_MIN_S = 0.1
 WARMUP_MAX_S = 1.0
@@ -100,7 +100,7 @@ START_SPIN_CYCLES = 50000
 # the next replays slow until it has been busy again for ~10-20 ms: on an H200 the first samples
 # of a ~0.5 ms gelu after capture read 2-4% over the rest of the run, and 10 ms of rest before
 # every sample put every sample 2% (0.5 ms gelu) to 18% (45 us gelu) over
-# (bench/results/h200-2026-11-30-d: drift_probe --runs, bench samples_ms). So the trusted
+# (bench/runs/2026-11-30-h200-{drift,ramp}: drift_probe --runs, samples_ms). So the trusted
 # runner's samples follow RAMP_S of untimed back-to-back replays of the timed graph, after capture
 # and after every checked replay; time_cuda_graph below, the self-reported timer, after capture.
 RAMP_S = 0.03
@@ -581,7 +581,7 @@ def _clearly_within(of, rf, rtol, atol_f):
     check()'s exact path (NaN/Inf counts, elements over, the reason) decides. A run's first check
     is in a fresh CUDA context, where each kernel's first use loads it lazily: 10-80 ms each on an
     H200, ~0.2 s for the exact path's dozen (isfinite, all, sum, pow, mean, gt, clamp, ...), so
-    the common case gets one norm, sub/abs/mul/add/div and one max (bench/run_cost_probe.py)."""
+    the common case gets one norm, sub/abs/mul/add/div, one max (bench/probes/run_cost_probe.py)."""
     n = rf.numel()
     if n == 0:
         return None
@@ -804,7 +804,7 @@ def ramp(replay, sync, seconds=RAMP_S, clock=time.perf_counter):
 # Graph replay timed by events counts the gap between one kernel node and the next (~0.35-0.8 us
 # on an H200): a 2.7 us gelu read 3.3 us a call, 21% over torch.profiler's kernel time. The
 # profiler reads CUPTI's records; starting it costs ~3.5 s a process, reading the records straight
-# from libcupti ~20 ms (bench/cupti_probe.py). Records kept: copies, memsets and kernels, the
+# from libcupti ~20 ms (bench/probes/cupti_probe.py). Records kept: copies, memsets and kernels, the
 # device work a graph holds. Each starts with its kind (uint32) and has its start and end
 # (uint64 ns) at bytes 16 and 24 (CUpti_ActivityMemcpy5-6, CUpti_ActivityMemset4,
 # CUpti_ActivityKernel4-10).

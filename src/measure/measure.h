@@ -1,10 +1,9 @@
 // THE one place that launches a measured run (bench and verify both come through here).
 //
-// A run is launched by a run_launcher. Today there is one: fresh_process_launcher, which
-// starts `python script.py args...` as its own process. The launcher is an interface on
-// purpose: a trusted runner (the binary's own contract imports the candidate and reports over
-// a private channel, issue 6) and a warm fork server (issue 7) will be further launchers that
-// make_launcher() picks; bench and verify do not change when they arrive.
+// A run is launched by a run_launcher that make_launcher() picks: fresh_process_launcher
+// starts `python script.py args...` as its own process; the trusted runner (the binary's own
+// contract imports the candidate and reports over a private channel) and the warm fork server
+// are the others. bench and verify do not depend on which.
 //
 // A run that crashes, hangs, is cancelled or prints no valid result line throws tool_error
 // naming the run ("candidate run 3 of 10"), how it ended and the tail of its stderr; the
@@ -84,7 +83,7 @@ public:
     /// The exact command line the run uses, for the record and for error messages.
     [[nodiscard]] virtual std::vector<std::string> command(const run_request& req) const = 0;
     /// True when the harness, not the script, owns the clock and the result channel (the
-    /// trusted runner of issue 6); false means the script's printed ms is self-reported.
+    /// trusted runner); false means the script's printed ms is self-reported.
     [[nodiscard]] virtual bool trusted() const { return false; }
     /// Starts the run and waits for it.
     virtual process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) = 0;

@@ -1,4 +1,4 @@
-// The trusted runner (issue 6): protocol-3 targets run under the binary's own contract
+// The trusted runner: protocol-3 targets run under the binary's own contract
 // (python/hotkernel_runner.py + hotkernel_contract.py, embedded), which builds inputs,
 // references and the timer before importing the candidate, and reports over a private pipe
 // with a per-run nonce passed on stdin. The script's stdout is never read for the result.

@@ -1,4 +1,4 @@
-# The adversarial suite (issue 6): one candidate per known way to fake a speedup, each verified
+# The adversarial suite: one candidate per known way to fake a speedup, each verified
 # against the scaffolded baseline (F.gelu, fp32, a CPU-friendly shape). A cheat must end
 # `incorrect`, `invalid` or flagged -- never a clean `faster`; a cheat whose trick the harness
 # makes powerless ("defeated", e.g. printing fake lines to stdout) must not reach the result.
@@ -96,7 +96,7 @@ def test_copying_repeated_inputs_gains_nothing(tmp_path):
 
 
 def test_every_cheat_in_issue_6_has_a_candidate():
-    # The list in issue 6, by the file that encodes it.
+    # The brief's list of cheats, by the file that encodes it.
     wanted = {"side_stream", "background_thread", "lazy_subclass", "patch_timer", "fake_stdout", "fake_fd",
               "cache_by_pointer", "replay_warmup", "batch_and_skip", "unwritten_output", "mutate_input", "zeros",
               "nan_output", "bf16_compute", "persisting_l2", "detect_warmup_env", "detect_warmup_count",

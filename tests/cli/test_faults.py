@@ -1,4 +1,4 @@
-# Bad input and faults (issue 6 §4): scripts that hang, crash, flood stdout or print invalid
+# Bad input and faults: scripts that hang, crash, flood stdout or print invalid
 # UTF-8; a results/ folder with corrupt files; record into an unwritable or full place; a
 # target folder whose vendored contract is stale or edited. Nothing may crash or hang, and
 # every error must say which run failed and how.

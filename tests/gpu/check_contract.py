@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU check of the protocol-3 contract and `hotkernel new` (issue 3). Run on a CUDA machine:
+"""GPU check of the protocol-3 contract and `hotkernel new`. Run on a CUDA machine:
 
     HOTKERNEL_BIN=build/hotkernel python tests/gpu/check_contract.py      # with the torch interpreter
 

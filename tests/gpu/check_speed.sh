@@ -1,5 +1,5 @@
 #!/bin/sh
-# GPU check for issue 7: calibrate, timer fidelity, time to verdict on real kernels, A/A
+# GPU check of the speed figures: calibrate, timer fidelity, time to verdict on real kernels, A/A
 # stability, through the real binary (bench/speed.py --gpu). Prints what it measured; exits
 # non-zero on failure; skips (exit 0, with a message) when there is no GPU.
 # Usage: tests/gpu/check_speed.sh [--bin build/hotkernel] [--python /path/to/python] [--aa-runs 20]
