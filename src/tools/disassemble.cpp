@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "inside/nvidia_tools.h"
+#include "nvidia/nvidia_tools.h"
 #include "parsers/sass.h"
 #include "registry/tool.h"
 #include "render/render.h"

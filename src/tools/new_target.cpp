@@ -9,7 +9,7 @@
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
-#include "target/target_spec.h"
+#include "scaffold/target_spec.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/strings.h"

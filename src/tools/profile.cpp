@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "inside/kernel_tables.h"
-#include "inside/nvidia_tools.h"
+#include "nvidia/kernel_tables.h"
+#include "nvidia/nvidia_tools.h"
 #include "parsers/ncu_csv.h"
 #include "parsers/nsys_csv.h"
 #include "python/interpreter.h"

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "inside/kernel_tables.h"
+#include "nvidia/kernel_tables.h"
 #include "parsers/ncu_csv.h"
 #include "parsers/nsys_csv.h"
 #include "registry/tool.h"
