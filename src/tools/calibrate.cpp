@@ -11,21 +11,13 @@
 #include "gpu/spec_table.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "store/results_store.h"
 #include "util/files.h"
 #include "util/strings.h"
 
 namespace hotkernel {
 namespace fs = std::filesystem;
 namespace {
-
-std::string utc_now_iso() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 /// The last stdout line that parses as a JSON object.
 json last_json_line(const std::string& text) {

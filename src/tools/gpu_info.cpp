@@ -11,21 +11,10 @@ namespace hotkernel {
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
-
 json gpu_json(const gpu_record& g, std::vector<std::string>& warnings) {
-    json j;
-    j["index"] = g.index ? json(*g.index) : json(nullptr);
-    j["name"] = g.name.empty() ? json(nullptr) : json(g.name);
-    j["uuid"] = opt(g.uuid);
-    j["driver"] = opt(g.driver);
-    j["memory_mib"] = opt(g.memory_mib);
-    j["power_limit_w"] = opt(g.power_limit_w);
-    j["compute_capability"] = opt(g.compute_capability);
+    json j = gpu_record_json(g);
+    if (g.name.empty()) j["name"] = nullptr;
     j["compute_capability_source"] = g.compute_capability_source.empty() ? json(nullptr) : json(g.compute_capability_source);
-    j["max_sm_clock_mhz"] = opt(g.max_sm_clock_mhz);
-    j["mig_mode"] = opt(g.mig_mode);
     const std::string label = fmt::format("GPU {}", g.index ? std::to_string(*g.index) : std::string("?"));
     const gpu_spec* spec = g.name.empty() ? nullptr : spec_table::builtin().find(g.name);
     if (spec) {

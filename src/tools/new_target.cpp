@@ -20,12 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr double probe_timeout_s = 300;
 
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-    return out;
-}
-
 std::vector<std::string> string_list(const json& args, const char* key) {
     if (!args.contains(key) || args[key].is_null()) return {};
     return args[key].get<std::vector<std::string>>();

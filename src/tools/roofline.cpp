@@ -26,12 +26,6 @@ bool all_digits(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-std::string join(const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
-
 resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
     const spec_table& table = spec_table::builtin();
     const std::string arg = trim(gpu_arg);

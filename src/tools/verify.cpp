@@ -30,19 +30,6 @@ namespace hotkernel {
 namespace {
 namespace fs = std::filesystem;
 
-json gpu_json(const gpu_record& g) {
-    auto opt = [](const auto& o) -> json { return o ? json(*o) : json(nullptr); };
-    return json{{"index", opt(g.index)},
-                {"name", g.name},
-                {"uuid", opt(g.uuid)},
-                {"driver", opt(g.driver)},
-                {"power_limit_w", opt(g.power_limit_w)},
-                {"memory_mib", opt(g.memory_mib)},
-                {"compute_capability", opt(g.compute_capability)},
-                {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
-                {"mig_mode", opt(g.mig_mode)}};
-}
-
 std::string host_name() {
     char buf[256] = {};
     if (::gethostname(buf, sizeof buf - 1) != 0) return "";
@@ -289,7 +276,7 @@ json verify_handler(const json& args, tool_context& ctx) {
                            "measurement.clocks_after; rerun on an idle, cool GPU");
 
     json m;
-    m["gpu"] = gpu.gpu ? gpu_json(*gpu.gpu) : json(nullptr);
+    m["gpu"] = gpu.gpu ? gpu_record_json(*gpu.gpu) : json(nullptr);
     if (!gpu.gpu) m["gpu_note"] = gpu.note;
     m["clocks_before"] = clocks_before;
     m["clocks_after"] = clocks_after;

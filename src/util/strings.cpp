@@ -44,6 +44,15 @@ std::vector<std::string> split(std::string_view s, char sep) {
     return out;
 }
 
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) out += sep;
+        out += parts[i];
+    }
+    return out;
+}
+
 std::vector<std::string> split_lines(std::string_view s) {
     std::vector<std::string> out;
     std::size_t start = 0;

@@ -12,6 +12,7 @@ std::string to_snake(std::string_view kebab);   ///< measured-mem-gbs -> measure
 std::string trim(std::string_view s);
 std::string to_lower(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 std::vector<std::string> split_lines(std::string_view s);  ///< accepts \n and \r\n
 bool starts_with_ci(std::string_view s, std::string_view prefix);
 bool contains_ci(std::string_view haystack, std::string_view needle);
