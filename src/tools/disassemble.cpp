@@ -301,7 +301,7 @@ json handle(const disassemble_args& args, tool_context& ctx) {
         out["tensor_core_instructions"] = tc;
         out["widest_global_load_bits"] = s.widest_global_load_bits;
         out["widest_global_store_bits"] = s.widest_global_store_bits;
-        out["local_memory_spills"] = {{"ld_local", s.local_loads}, {"st_local", s.local_stores}};
+        out["local_memory_spills"] = {{"ldl", s.local_loads}, {"stl", s.local_stores}};  // ld.local / st.local
         if (!triton.is_null()) out["triton"] = triton;
         std::vector<std::string> lines = split_lines(text);
         out["text"] = limit_text(out, lines, max_lines, warnings);
@@ -466,7 +466,12 @@ tool_spec disassemble_tool() {
           {"tensor_core_instructions", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"widest_global_load_bits", {{"type", "integer"}}},
           {"widest_global_store_bits", {{"type", "integer"}}},
-          {"local_memory_spills", {{"type", "object"}}},
+          {"local_memory_spills",
+           {{"type", "object"},
+            {"description", "local-memory loads and stores (SASS LDL/STL, PTX ld.local/st.local): register spills "
+                            "or a local array"},
+            {"required", {"ldl", "stl"}},
+            {"properties", {{"ldl", {{"type", "integer"}}}, {"stl", {{"type", "integer"}}}}}}},
           {"text", {{"type", "string"}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", {"target", "file", "level", "instruction_count", "text", "warnings"}}};
