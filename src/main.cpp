@@ -1,4 +1,5 @@
-// hotkernel: one binary, ten tools, served as a CLI and as an MCP server over stdio.
+// hotkernel: one binary whose tools (src/registry/all_tools.cpp) are served as a CLI and as an MCP
+// server over stdio.
 #include <exception>
 #include <iostream>
 

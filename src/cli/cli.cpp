@@ -29,21 +29,27 @@ struct flag_value {
     bool flag = false;
 };
 
-std::string first_sentence(const std::string& s) {
-    auto pos = s.find(". ");
-    return pos == std::string::npos ? s : s.substr(0, pos + 1);
-}
-
 std::string option_help(const param_spec& p) {
-    std::string h = p.description;
+    std::string h = param_description(p);
     if (!p.choices.empty()) h += fmt::format(" [{}]", fmt::join(p.choices, "|"));
-    if (!p.default_value.is_null() && p.type != param_type::boolean)
-        h += fmt::format(" (default: {})", p.default_value.is_string() ? p.default_value.get<std::string>() : dump_line(p.default_value));
     return h;
 }
 
+/// What CLI11 prints after the flag: the value's type, never TEXT for a number.
+const char* type_label(param_type t) {
+    switch (t) {
+        case param_type::integer: return "INT";
+        case param_type::number: return "FLOAT";
+        case param_type::boolean: return "BOOL";
+        case param_type::string:
+        case param_type::string_array: return "TEXT";
+    }
+    return "TEXT";
+}
+
 /// Turns what CLI11 collected into the tool's JSON arguments; numbers are parsed here so
-/// a bad number gets the same kind of message as through MCP.
+/// a bad number gets the same kind of message as through MCP. A list's comma form
+/// ("x,w_q,scales") is split here, the one place it is accepted.
 json collect_args(const tool_spec& tool, const std::deque<flag_value>& values) {
     json args = json::object();
     for (const auto& v : values) {
@@ -114,13 +120,15 @@ int run_cli(int argc, char** argv) {
     auto* mcp = app.add_subcommand("mcp", "Serve every tool over MCP on stdin/stdout (newline-delimited JSON-RPC)");
     auto* docs = app.add_subcommand("docs", "Print docs/tools.md, generated from the tool registry");
     docs->group("");  // hidden: used by scripts/generate-docs and the docs check
+    bool readme_table = false;
+    docs->add_flag("--readme-table", readme_table, "Print the README's tool table instead");
     auto* list = app.add_subcommand("list-tools", "Print the MCP tools/list result as JSON");
     list->group("");
 
     std::deque<flag_value> values;  // deque: CLI11 keeps pointers into it
     std::map<CLI::App*, const tool_spec*> tool_of;
     for (const auto& tool : all_tools()) {
-        auto* sub = app.add_subcommand(to_kebab(tool.name), first_sentence(tool.description));
+        auto* sub = app.add_subcommand(to_kebab(tool.name), tool.summary);
         sub->footer("\n" + tool.description);
         tool_of[sub] = &tool;
         for (const auto& p : tool.params) {
@@ -134,9 +142,11 @@ int run_cli(int argc, char** argv) {
                     break;
                 case param_type::string_array:
                     v.option = sub->add_option(p.positional ? p.name : flag, v.list, help + " (repeat or comma-separate)");
+                    v.option->type_name(type_label(p.type));
                     break;
                 default:
                     v.option = sub->add_option(p.positional ? p.name + "," + flag : flag, v.text, help);
+                    v.option->type_name(type_label(p.type));
                     break;
             }
         }
@@ -161,7 +171,7 @@ int run_cli(int argc, char** argv) {
         return run_mcp_server(std::cin, std::cout, opts);
     }
     if (docs->parsed()) {
-        std::cout << tools_markdown();
+        std::cout << (readme_table ? tools_readme_table() : tools_markdown());
         return 0;
     }
     if (list->parsed()) {

@@ -34,11 +34,8 @@ std::string tools_markdown() {
                      "Each tool is an MCP tool (`hotkernel mcp`) and a CLI subcommand with the same parameters as "
                      "`--kebab-case` flags. Every result is one JSON object (`--json` on the CLI, `structuredContent` "
                      "over MCP).\n\n| tool | CLI | what it does |\n|---|---|---|\n";
-    for (const auto& t : all_tools()) {
-        auto d = t.description;
-        auto pos = d.find(". ");
-        md += fmt::format("| [`{}`](#{}) | `hotkernel {}` | {} |\n", t.name, t.name, to_kebab(t.name), cell(pos == std::string::npos ? d : d.substr(0, pos + 1)));
-    }
+    for (const auto& t : all_tools())
+        md += fmt::format("| [`{}`](#{}) | `hotkernel {}` | {} |\n", t.name, t.name, to_kebab(t.name), cell(t.summary));
     for (const auto& t : all_tools()) {
         md += fmt::format("\n## {}\n\n**{}**. CLI: `hotkernel {}`. {}.\n\n{}\n\n", t.name, t.title, to_kebab(t.name),
                           t.annotations.read_only ? "Read-only" : "Writes files", t.description);
@@ -49,12 +46,21 @@ std::string tools_markdown() {
         md += "| parameter | CLI flag | type | default | description |\n|---|---|---|---|---|\n";
         for (const auto& p : t.params) {
             std::string def = p.required ? "required" : (p.default_value.is_null() ? "" : dump_line(p.default_value));
+            const std::string bounds = param_limits(p, false);  // the default has its own column
+            const std::string text = bounds.empty() ? p.summary : p.summary + ". " + bounds + ".";
             std::string type = type_label(p.type);
             if (!p.choices.empty()) type += ": " + fmt::format("{}", fmt::join(p.choices, " \\| "));
             md += fmt::format("| `{}` | `{}` | {} | {} | {} |\n", p.name, p.positional ? p.name : "--" + to_kebab(p.name), type,
-                              cell(def), cell(p.description));
+                              cell(def), cell(text));
         }
     }
+    return md;
+}
+
+std::string tools_readme_table() {
+    std::string md = "| tool | CLI | what it does |\n|---|---|---|\n";
+    for (const auto& t : all_tools())
+        md += fmt::format("| `{}` | `{}` | {} |\n", t.name, to_kebab(t.name), cell(t.summary));
     return md;
 }
 }  // namespace hotkernel

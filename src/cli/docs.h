@@ -4,4 +4,6 @@
 
 namespace hotkernel {
 std::string tools_markdown();
+/// The README's tool table (between its tools:start / tools:end markers), from the summaries.
+std::string tools_readme_table();
 }

@@ -195,4 +195,17 @@ std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus) {
     return std::nullopt;
 }
 
+json gpu_record_json(const gpu_record& g) {
+    auto opt = [](const auto& o) -> json { return o ? json(*o) : json(nullptr); };
+    return json{{"index", opt(g.index)},
+                {"name", g.name},
+                {"uuid", opt(g.uuid)},
+                {"driver", opt(g.driver)},
+                {"power_limit_w", opt(g.power_limit_w)},
+                {"memory_mib", opt(g.memory_mib)},
+                {"compute_capability", opt(g.compute_capability)},
+                {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
+                {"mig_mode", opt(g.mig_mode)}};
+}
+
 }  // namespace hotkernel

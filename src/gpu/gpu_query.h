@@ -34,6 +34,10 @@ inline constexpr double nvidia_smi_timeout_s = 10.0;
 ///   - its output cannot be parsed.
 std::vector<gpu_record> query_gpus(process_runner& runner, const cancel_token& cancel);
 
+/// The nvidia-smi facts of one GPU as JSON (null where nvidia-smi had none), as verify's
+/// measurement record and gpu_info report them.
+json gpu_record_json(const gpu_record& g);
+
 /// Clock and throttle state of GPU `index`, from
 ///   nvidia-smi -i <index> --query-gpu=index,clocks.sm,clocks.max.sm,
 ///              clocks_event_reasons.active,power.draw,temperature.gpu --format=csv,noheader,nounits

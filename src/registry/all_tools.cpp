@@ -1,5 +1,4 @@
-// THE list of tools, in the order the docs and tools/list show them:
-// gpu_info, roofline, new, bench, verify, record, torch_profile, profile, top_kernels, disassemble.
+// THE list of tools, in the order the docs, the README table and tools/list show them.
 // Adding a tool: write src/tools/<name>.cpp defining `tool_spec <name>_tool()`, then add
 // one X(<name>) line here.
 #include "registry/tool.h"

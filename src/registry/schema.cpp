@@ -1,5 +1,6 @@
 // JSON Schema and the generic argument check, both generated from param_spec rows.
 #include <cmath>
+#include <stdexcept>
 #include <fmt/format.h>
 
 #include "registry/tool.h"
@@ -25,13 +26,47 @@ std::string describe_value(const json& v) {
     return s;
 }
 
+std::string number_text(double d) { return fmt::format("{}", d); }
+
 }  // namespace
+
+std::string param_value_text(const json& v) {
+    if (v.is_string()) return v.get<std::string>().empty() ? "\"\"" : v.get<std::string>();
+    if (v.is_array()) {
+        std::vector<std::string> parts;
+        for (const auto& e : v) parts.push_back(param_value_text(e));
+        return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ","));
+    }
+    return dump_line(v);
+}
+
+std::string param_limits(const param_spec& p, bool with_default) {
+    std::vector<std::string> parts;
+    if (with_default && !p.default_value.is_null()) parts.push_back("Default " + param_value_text(p.default_value));
+    if (p.minimum && p.maximum) parts.push_back(number_text(*p.minimum) + ".." + number_text(*p.maximum));
+    else if (p.minimum) parts.push_back(">= " + number_text(*p.minimum));
+    else if (p.maximum) parts.push_back("<= " + number_text(*p.maximum));
+    return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string param_description(const param_spec& p) {
+    const std::string limits = param_limits(p);
+    if (limits.empty()) return p.summary;
+    if (p.summary.empty()) return limits + ".";
+    return p.summary + (p.summary.back() == '.' ? " " : ". ") + limits + ".";
+}
+
+namespace detail {
+void bad_declaration(const param_spec& p, const char* why) {
+    throw std::logic_error(fmt::format("parameter '{}' is declared wrongly: {}", p.name, why));
+}
+}  // namespace detail
 
 json input_schema(const tool_spec& tool) {
     json props = json::object();
     json required = json::array();
     for (const auto& p : tool.params) {
-        json prop = {{"type", type_name(p.type)}, {"description", p.description}};
+        json prop = {{"type", type_name(p.type)}, {"description", param_description(p)}};
         if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}};
         if (!p.choices.empty()) prop["enum"] = p.choices;
         if (p.minimum) prop["minimum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
@@ -84,7 +119,7 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         else if (args.contains(to_kebab(p.name))) v = &args[to_kebab(p.name)];
         if (v == nullptr || v->is_null()) {
             if (p.required)
-                throw usage_error(fmt::format("{}: missing required parameter '{}' ({})", tool.name, p.name, p.description));
+                throw usage_error(fmt::format("{}: missing required parameter '{}' ({})", tool.name, p.name, p.summary));
             if (!p.default_value.is_null()) out[p.name] = p.default_value;
             continue;
         }
@@ -107,12 +142,10 @@ json validate_args(const tool_spec& tool, const json& args_in) {
                 if (!std::isfinite(val.get<double>())) throw usage_error(fmt::format("{} must be finite", where));
                 break;
             case param_type::string_array:
-                if (val.is_string()) {  // 'x,w_q,scales' is accepted as well as ["x","w_q","scales"]
-                    json arr = json::array();
-                    for (auto& part : split(val.get<std::string>(), ','))
-                        if (!trim(part).empty()) arr.push_back(trim(part));
-                    val = arr;
-                }
+                if (val.is_string())  // the schema says array; the CLI's comma form is split before this
+                    throw usage_error(fmt::format("{} must be a JSON array of strings, got the string {}; send an array, "
+                                                  "e.g. [\"x\", \"w_q\"]",
+                                                  where, describe_value(val)));
                 if (!val.is_array()) throw usage_error(fmt::format("{} must be a list of strings, got {}", where, describe_value(val)));
                 for (const auto& e : val)
                     if (!e.is_string()) throw usage_error(fmt::format("{} must hold only strings, got {}", where, describe_value(e)));

@@ -2,9 +2,12 @@
 // them once, in doc order. The CLI, MCP tools/list, the docs and the snapshots are all
 // generated from these specs, so the two front ends cannot drift apart.
 #pragma once
+#include <concepts>
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "process/runner.h"
@@ -15,12 +18,13 @@ namespace hotkernel {
 
 enum class param_type { string, integer, number, boolean, string_array };
 
-/// One parameter, declared once: it drives the JSON Schema, the CLI flag
-/// (--kebab-case of name), the docs and validation.
+/// One parameter, declared once: it drives the JSON Schema, the CLI flag (--kebab-case of
+/// name), the docs, validation and the filling of the tool's argument struct. Tools declare
+/// it with param() below, which sets `type` from the bound member.
 struct param_spec {
     std::string name;          ///< snake_case
     param_type type = param_type::string;
-    std::string description;   ///< for the model: units, default and bounds in the text
+    std::string summary;       ///< what it is and its units; never the default or bounds (rendered from the fields)
     json default_value;        ///< null: no default
     bool required = false;
     bool positional = false;   ///< CLI takes it positionally (in declaration order)
@@ -29,14 +33,22 @@ struct param_spec {
     std::vector<std::string> choices;  ///< enum values, when the set is closed
 };
 
-/// A parameter from its three essentials; set bounds, defaults and choices on the result.
-inline param_spec make_param(std::string name, param_type type, std::string description) {
+/// A parameter from its three essentials (for rows declared outside a tool's argument struct).
+inline param_spec make_param(std::string name, param_type type, std::string summary) {
     param_spec p;
     p.name = std::move(name);
     p.type = type;
-    p.description = std::move(description);
+    p.summary = std::move(summary);
     return p;
 }
+
+/// "Default 10; 2..1000" rendered from the fields (empty when there is neither); with
+/// with_default=false only the bounds.
+std::string param_limits(const param_spec& p, bool with_default = true);
+/// The summary followed by param_limits(): the description the schema and the CLI show.
+std::string param_description(const param_spec& p);
+/// A default or choice as a user types it: strings bare, lists comma-joined.
+std::string param_value_text(const json& v);
 
 /// MCP annotations; set explicitly on every tool (a registry test checks).
 struct tool_annotations {
@@ -45,9 +57,6 @@ struct tool_annotations {
     bool idempotent = true;
     bool open_world = false;
 };
-
-/// What a tool touches, so `hotkernel mcp` can start without probing anything.
-enum class tool_need { none, python, gpu, profiler };
 
 /// Everything a handler may use from the outside world, injected (never global).
 struct tool_context {
@@ -62,6 +71,8 @@ struct tool_context {
     std::function<void(const std::string&)> log = [](const std::string&) {};
 };
 
+/// The type-erased handler: takes the validated JSON arguments (defaults filled in).
+/// Tools do not write one: make_tool() builds it from a handler that takes the typed struct.
 using tool_handler = std::function<json(const json& args, tool_context& ctx)>;
 /// Optional readable rendering of a result; the default renderer is used when empty.
 using tool_renderer = std::function<std::string(const json& result)>;
@@ -69,14 +80,100 @@ using tool_renderer = std::function<std::string(const json& result)>;
 struct tool_spec {
     std::string name;          ///< MCP name, snake_case; the CLI uses kebab-case
     std::string title;
-    std::string description;   ///< first sentence: what it returns and when to use it
+    std::string summary;       ///< one line for `hotkernel --help` and the README table
+    std::string description;   ///< first sentence: what it returns and when to call it
     std::vector<param_spec> params;
     json output_schema;        ///< JSON Schema of the result object
     tool_annotations annotations;
-    std::vector<tool_need> needs;
     tool_handler handler;
     tool_renderer render;
 };
+
+// ---- typed arguments ---------------------------------------------------------------
+
+namespace detail {
+template <class T>
+struct member_traits;
+template <>
+struct member_traits<std::string> {
+    static constexpr param_type type = param_type::string;
+    static std::string from(const json& v) { return v.get<std::string>(); }
+};
+template <>
+struct member_traits<bool> {
+    static constexpr param_type type = param_type::boolean;
+    static bool from(const json& v) { return v.get<bool>(); }
+};
+template <>
+struct member_traits<double> {
+    static constexpr param_type type = param_type::number;
+    static double from(const json& v) { return v.get<double>(); }
+};
+template <std::integral T>
+    requires(!std::same_as<T, bool>)
+struct member_traits<T> {
+    static constexpr param_type type = param_type::integer;
+    static T from(const json& v) { return static_cast<T>(v.get<long long>()); }  // bounds checked first
+};
+template <>
+struct member_traits<std::vector<std::string>> {
+    static constexpr param_type type = param_type::string_array;
+    static std::vector<std::string> from(const json& v) { return v.get<std::vector<std::string>>(); }
+};
+template <class T>
+struct member_traits<std::optional<T>> {
+    static constexpr param_type type = member_traits<T>::type;
+    static std::optional<T> from(const json& v) { return member_traits<T>::from(v); }
+};
+template <class T>
+inline constexpr bool is_optional = false;
+template <class T>
+inline constexpr bool is_optional<std::optional<T>> = true;
+
+/// A declaration that cannot fill its member the way the schema promises (checked when the
+/// registry is built, so a registry test fails on it).
+[[noreturn]] void bad_declaration(const param_spec& p, const char* why);
+}  // namespace detail
+
+/// One parameter bound to a member of the tool's argument struct.
+template <class Args>
+struct bound_param {
+    param_spec spec;
+    std::function<void(Args&, const json&)> fill;
+};
+
+/// Declares a parameter of `Args`: the JSON type comes from the member's C++ type
+/// (std::string, bool, double, an integer, std::vector<std::string>, or std::optional of one
+/// for a parameter without default). A plain member needs a default or `required`.
+template <class Args, class T>
+bound_param<Args> param(T Args::*member, param_spec spec) {
+    spec.type = detail::member_traits<T>::type;
+    if constexpr (detail::is_optional<T>) {
+        if (spec.required || !spec.default_value.is_null()) detail::bad_declaration(spec, "an optional member has no default and is not required");
+    } else if constexpr (!std::same_as<T, std::vector<std::string>>) {
+        if (!spec.required && spec.default_value.is_null()) detail::bad_declaration(spec, "a plain member needs a default or required; use std::optional");
+    }
+    return {std::move(spec), [member](Args& a, const json& v) { a.*member = detail::member_traits<T>::from(v); }};
+}
+
+/// A tool from its description, its parameters and a handler that takes the typed struct:
+/// validation fills the defaults, then each member is set from its parameter.
+template <class Args>
+tool_spec make_tool(tool_spec spec, std::vector<bound_param<std::type_identity_t<Args>>> params,
+                    json (*handler)(const Args&, tool_context&)) {
+    std::vector<std::pair<std::string, std::function<void(Args&, const json&)>>> fills;
+    for (auto& p : params) {
+        fills.emplace_back(p.spec.name, std::move(p.fill));
+        spec.params.push_back(std::move(p.spec));
+    }
+    spec.handler = [fills = std::move(fills), handler](const json& valid, tool_context& ctx) {
+        Args args{};
+        for (const auto& [name, fill] : fills)
+            if (auto it = valid.find(name); it != valid.end() && !it->is_null()) fill(args, *it);
+        return handler(args, ctx);
+    };
+    return spec;
+}
 
 /// Every tool, in the order the docs and tools/list show them.
 const std::vector<tool_spec>& all_tools();
@@ -89,7 +186,8 @@ json input_schema(const tool_spec& tool);
 json tool_listing(const tool_spec& tool);
 
 /// Checks args against the tool's params and returns them with defaults filled in.
-/// Unknown names get "did you mean"; a comma-separated string is accepted for a string_array.
+/// Unknown names get "did you mean"; a list must be a JSON array (the CLI splits its
+/// comma form before this).
 /// Throws usage_error with a message that names the parameter and the fix.
 json validate_args(const tool_spec& tool, const json& args);
 

@@ -10,6 +10,7 @@
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "tools/run_params.h"
 #include "stats/summary.h"
 
 namespace hotkernel {
@@ -45,14 +46,22 @@ void summarize_profile_check(const std::vector<run_record>& runs, json& result, 
                                            "call (the profiler's kernel time)"}};
 }
 
-json bench_handler(const json& args, tool_context& ctx) {
+struct bench_args {
+    std::string script;
+    std::size_t n = 0;
+    double timeout_s = 0;
+    std::vector<std::string> args;
+    bool warm = true;
+    bool profile_check = false;
+};
+
+json bench_handler(const bench_args& a, tool_context& ctx) {
     namespace fs = std::filesystem;
-    const std::string script = args.at("script").get<std::string>();
-    const auto n = args.at("n").get<std::size_t>();
-    const double timeout_s = args.at("timeout_s").get<double>();
-    const bool profile_check = args.at("profile_check").get<bool>();
-    std::vector<std::string> script_args;
-    if (args.contains("args") && args["args"].is_array()) script_args = args["args"].get<std::vector<std::string>>();
+    const std::string& script = a.script;
+    const std::size_t n = a.n;
+    const double timeout_s = a.timeout_s;
+    const bool profile_check = a.profile_check;
+    const std::vector<std::string>& script_args = a.args;
 
     std::error_code ec;
     if (!fs::is_regular_file(script, ec))
@@ -62,7 +71,7 @@ json bench_handler(const json& args, tool_context& ctx) {
     const std::string python = resolve_python(ctx);
     // Protocol-3 targets run under the trusted runner; every run is forked from a warm
     // interpreter unless warm=false or forking is unsafe (the result says which).
-    auto launcher = make_warm_launcher(make_launcher_for({script}), args.at("warm").get<bool>());
+    auto launcher = make_warm_launcher(make_launcher_for({script}), a.warm);
     launcher->prestart(python, script, *ctx.runner);  // its imports start now, not at the first run
 
     std::vector<run_record> runs;
@@ -209,6 +218,27 @@ std::string bench_render(const json& r) {
     return out;
 }
 
+std::vector<bound_param<bench_args>> bench_params() {
+    return {
+        param(&bench_args::script,
+              {.name = "script", .summary = "Path of the Python script to run", .required = true, .positional = true}),
+        param(&bench_args::n, {.name = "n",
+                               .summary = "Number of runs, each a fresh process",
+                               .default_value = 10,
+                               .minimum = 1,
+                               .maximum = 1000}),
+        run_timeout_arg(&bench_args::timeout_s),
+        param(&bench_args::args, {.name = "args", .summary = "Extra arguments passed to the script after its path"}),
+        warm_arg(&bench_args::warm),
+        param(&bench_args::profile_check,
+              {.name = "profile_check",
+               .summary = "Also replay each run's timed CUDA graph under torch.profiler and report the kernels' time "
+                          "per call beside ms (profile_check: ms over the profiler's kernel busy time and span per "
+                          "call; ~3.5 s more a run for starting the profiler; trusted runner on a GPU only)",
+               .default_value = false}),
+    };
+}
+
 }  // namespace
 
 
@@ -216,6 +246,7 @@ tool_spec bench_tool() {
     tool_spec t;
     t.name = "bench";
     t.title = "Benchmark a script";
+    t.summary = "Run a script n times, each its own process: mean/std/min and every sample";
     t.description =
         "Run a Python script n times in the user's interpreter, each run its own process, and aggregate its timing. "
         "Contract: the script prints one JSON line to stdout containing at least {\"ms\": <float>} and optionally "
@@ -223,24 +254,6 @@ tool_spec bench_tool() {
         "Returns mean/std/min/median over the n runs plus every raw sample and each run's JSON line, roofline_inputs "
         "and seed when the script gives them, so a LEADERBOARD row can cite n and seed. A run that crashes, hangs "
         "(timeout_s) or prints no such line is an error naming the run, with its stderr tail.";
-    param_spec script = make_param("script", param_type::string, "Path of the Python script to run");
-    script.required = true;
-    script.positional = true;
-    param_spec n = make_param("n", param_type::integer, "Number of runs, each a fresh process (1..1000, default 10)");
-    n.default_value = 10;
-    n.minimum = 1;
-    n.maximum = 1000;
-    param_spec timeout = run_timeout_param();
-    param_spec extra = make_param("args", param_type::string_array,
-                                  "Extra arguments passed to the script after its path (default none)");
-    param_spec warm = warm_param();
-    param_spec prof = make_param(
-        "profile_check", param_type::boolean,
-        "Also replay each run's timed CUDA graph under torch.profiler and report the kernels' time per call beside "
-        "ms (profile_check: ms over the profiler's kernel busy time and span per call; ~3.5 s more a run for starting "
-        "the profiler; trusted runner on a GPU only; default false)");
-    prof.default_value = false;
-    t.params = {script, n, timeout, extra, warm, prof};
     t.output_schema = json{
         {"type", "object"},
         {"required", {"n", "mean_ms", "std_ms", "min_ms", "median_ms", "samples_ms", "runs", "self_reported", "warnings"}},
@@ -258,10 +271,8 @@ tool_spec bench_tool() {
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
-    t.needs = {tool_need::python};
-    t.handler = bench_handler;
     t.render = bench_render;
-    return t;
+    return make_tool<bench_args>(std::move(t), bench_params(), bench_handler);
 }
 
 }  // namespace hotkernel

@@ -11,21 +11,13 @@
 #include "gpu/spec_table.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "store/results_store.h"
 #include "util/files.h"
 #include "util/strings.h"
 
 namespace hotkernel {
 namespace fs = std::filesystem;
 namespace {
-
-std::string utc_now_iso() {
-    std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 /// The last stdout line that parses as a JSON object.
 json last_json_line(const std::string& text) {
@@ -39,9 +31,14 @@ json last_json_line(const std::string& text) {
     return nullptr;
 }
 
-json calibrate_handler(const json& args, tool_context& ctx) {
-    const int index = args.at("gpu").get<int>();
-    const double timeout_s = args.at("timeout_s").get<double>();
+struct calibrate_args {
+    int gpu = 0;
+    double timeout_s = 0;
+};
+
+json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
+    const int index = args.gpu;
+    const double timeout_s = args.timeout_s;
     std::vector<gpu_record> gpus;
     try {
         gpus = query_gpus(*ctx.runner, ctx.cancel);
@@ -157,6 +154,7 @@ tool_spec calibrate_tool() {
     tool_spec t;
     t.name = "calibrate";
     t.title = "Measure this GPU's real bandwidth and bf16 rate";
+    t.summary = "Measure and cache this GPU's streaming bandwidth and bf16 rate";
     t.description =
         "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay timed by CUPTI's kernel "
         "records, or by events where CUPTI cannot be read; median of samples), the bandwidth of a large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) "
@@ -166,13 +164,6 @@ tool_spec calibrate_tool() {
         "kernel durations): what the events-timed graph timer (timer: cuda_graph) reads above the kernel time of a "
         "call of a few microseconds. "
         "Takes about 10-30 s; needs an NVIDIA GPU and torch with CUDA in the user's interpreter.";
-    t.params = {
-        {.name = "gpu", .type = param_type::integer, .description = "Index of the GPU to measure, as nvidia-smi numbers them (default 0)",
-         .default_value = 0, .minimum = 0, .maximum = 1024},
-        {.name = "timeout_s", .type = param_type::number,
-         .description = "Wall-clock limit for the measuring process in seconds (default 300)", .default_value = 300,
-         .minimum = 10, .maximum = 3600},
-    };
     t.output_schema = json{
         {"type", "object"},
         {"required", {"uuid", "gpu", "mem_gbs", "bf16_tflops", "measured_at", "method", "path", "warnings"}},
@@ -195,10 +186,20 @@ tool_spec calibrate_tool() {
           {"details", {{"type", "object"}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
-    t.needs = {tool_need::gpu, tool_need::python};
-    t.handler = calibrate_handler;
     t.render = calibrate_render;
-    return t;
+    return make_tool<calibrate_args>(
+        std::move(t),
+        {param(&calibrate_args::gpu, {.name = "gpu",
+                                      .summary = "Index of the GPU to measure, as nvidia-smi numbers them",
+                                      .default_value = 0,
+                                      .minimum = 0,
+                                      .maximum = 1024}),
+         param(&calibrate_args::timeout_s, {.name = "timeout_s",
+                                            .summary = "Wall-clock limit for the measuring process in seconds",
+                                            .default_value = 300,
+                                            .minimum = 10,
+                                            .maximum = 3600})},
+        calibrate_handler);
 }
 
 }  // namespace hotkernel

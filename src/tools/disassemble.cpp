@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "inside/nvidia_tools.h"
+#include "nvidia/nvidia_tools.h"
 #include "parsers/sass.h"
 #include "registry/tool.h"
 #include "render/render.h"
@@ -198,11 +198,19 @@ json limit_text(json& out, const std::vector<std::string>& lines, long long max_
     return text;
 }
 
-json handle(const json& args, tool_context& ctx) {
-    const std::string target = args.at("target").get<std::string>();
-    const std::string level = args.at("level").get<std::string>();
-    const long long max_lines = args.at("max_lines").get<long long>();
-    const std::string kernel = args.contains("kernel") && args["kernel"].is_string() ? args["kernel"].get<std::string>() : "";
+struct disassemble_args {
+    std::string target;
+    std::optional<std::string> kernel;
+    std::string level;
+    long long max_lines = 0;
+    std::optional<std::string> arch;
+};
+
+json handle(const disassemble_args& args, tool_context& ctx) {
+    const std::string& target = args.target;
+    const std::string& level = args.level;
+    const long long max_lines = args.max_lines;
+    const std::string kernel = args.kernel.value_or("");
     json out;
     json warnings = json::array();
     fs::path file;
@@ -293,7 +301,7 @@ json handle(const json& args, tool_context& ctx) {
         out["tensor_core_instructions"] = tc;
         out["widest_global_load_bits"] = s.widest_global_load_bits;
         out["widest_global_store_bits"] = s.widest_global_store_bits;
-        out["local_memory_spills"] = {{"ld_local", s.local_loads}, {"st_local", s.local_stores}};
+        out["local_memory_spills"] = {{"ldl", s.local_loads}, {"stl", s.local_stores}};  // ld.local / st.local
         if (!triton.is_null()) out["triton"] = triton;
         std::vector<std::string> lines = split_lines(text);
         out["text"] = limit_text(out, lines, max_lines, warnings);
@@ -341,7 +349,7 @@ json handle(const json& args, tool_context& ctx) {
     for (auto i : chosen)
         if (std::find(archs_available.begin(), archs_available.end(), listing.functions[i].arch) == archs_available.end())
             archs_available.push_back(listing.functions[i].arch);
-    std::string arch = args.contains("arch") && args["arch"].is_string() ? args["arch"].get<std::string>() : "";
+    std::string arch = args.arch.value_or("");
     if (!arch.empty() && std::find(archs_available.begin(), archs_available.end(), arch) == archs_available.end()) {
         std::string avail;
         for (const auto& a : archs_available) avail += (avail.empty() ? "" : ", ") + a;
@@ -436,6 +444,7 @@ tool_spec disassemble_tool() {
     tool_spec t;
     t.name = "disassemble";
     t.title = "Disassemble a kernel (SASS or PTX)";
+    t.summary = "SASS or PTX of a cubin, binary or Triton cache entry, with a summary";
     t.description =
         "Disassemble a kernel. target is a .cubin/.ptx/.so/.exe path, or 'triton-cache' to search ~/.triton/cache (and "
         "TRITON_CACHE_DIR) for the most recent kernel whose name contains kernel. level: 'sass' (via cuobjdump -sass) or "
@@ -443,18 +452,6 @@ tool_spec disassemble_tool() {
         "Beside the text: functions (demangled), instruction count and mix, tensor-core instructions (HMMA/HGMMA/...), "
         "widest global load/store (128-bit?), local-memory spills (LDL/STL), registers and shared memory, the arch shown "
         "and the archs a fat binary holds.";
-    t.params = {
-        {.name = "target", .type = param_type::string,
-         .description = "a .cubin/.ptx/.so/executable path, or 'triton-cache'", .required = true, .positional = true},
-        {.name = "kernel", .type = param_type::string,
-         .description = "substring of the kernel name (case-insensitive); required for triton-cache, a filter otherwise"},
-        {.name = "level", .type = param_type::string, .description = "sass (default) or ptx", .default_value = "sass",
-         .choices = {"sass", "ptx"}},
-        {.name = "max_lines", .type = param_type::integer,
-         .description = "lines of text to return (default 200); <= 0 returns all", .default_value = 200},
-        {.name = "arch", .type = param_type::string,
-         .description = "fat binaries: which sm_XX section to show (default: the highest present)"},
-    };
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -469,20 +466,39 @@ tool_spec disassemble_tool() {
           {"tensor_core_instructions", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"widest_global_load_bits", {{"type", "integer"}}},
           {"widest_global_store_bits", {{"type", "integer"}}},
-          {"local_memory_spills", {{"type", "object"}}},
+          {"local_memory_spills",
+           {{"type", "object"},
+            {"description", "local-memory loads and stores (SASS LDL/STL, PTX ld.local/st.local): register spills "
+                            "or a local array"},
+            {"required", {"ldl", "stl"}},
+            {"properties", {{"ldl", {{"type", "integer"}}}, {"stl", {{"type", "integer"}}}}}}},
           {"text", {{"type", "string"}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", {"target", "file", "level", "instruction_count", "text", "warnings"}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-    t.needs = {tool_need::none};
-    t.handler = handle;
     t.render = [](const json& result) {
         json summary = result;
         const std::string text = summary.value("text", "");
         summary.erase("text");
         return render_text(summary) + "\n" + text;
     };
-    return t;
+    return make_tool<disassemble_args>(
+        std::move(t),
+        {param(&disassemble_args::target, {.name = "target",
+                                           .summary = "a .cubin/.ptx/.so/executable path, or 'triton-cache'",
+                                           .required = true,
+                                           .positional = true}),
+         param(&disassemble_args::kernel, {.name = "kernel",
+                                           .summary = "substring of the kernel name (case-insensitive); required for "
+                                                      "triton-cache, a filter otherwise"}),
+         param(&disassemble_args::level,
+               {.name = "level", .summary = "sass or ptx", .default_value = "sass", .choices = {"sass", "ptx"}}),
+         param(&disassemble_args::max_lines,
+               {.name = "max_lines", .summary = "lines of text to return; <= 0 returns all", .default_value = 200}),
+         param(&disassemble_args::arch, {.name = "arch",
+                                         .summary = "fat binaries: which sm_XX section to show (without it: the "
+                                                    "highest present)"})},
+        handle);
 }
 
 }  // namespace hotkernel

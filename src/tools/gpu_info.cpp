@@ -11,21 +11,10 @@ namespace hotkernel {
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-json opt(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
-
 json gpu_json(const gpu_record& g, std::vector<std::string>& warnings) {
-    json j;
-    j["index"] = g.index ? json(*g.index) : json(nullptr);
-    j["name"] = g.name.empty() ? json(nullptr) : json(g.name);
-    j["uuid"] = opt(g.uuid);
-    j["driver"] = opt(g.driver);
-    j["memory_mib"] = opt(g.memory_mib);
-    j["power_limit_w"] = opt(g.power_limit_w);
-    j["compute_capability"] = opt(g.compute_capability);
+    json j = gpu_record_json(g);
+    if (g.name.empty()) j["name"] = nullptr;
     j["compute_capability_source"] = g.compute_capability_source.empty() ? json(nullptr) : json(g.compute_capability_source);
-    j["max_sm_clock_mhz"] = opt(g.max_sm_clock_mhz);
-    j["mig_mode"] = opt(g.mig_mode);
     const std::string label = fmt::format("GPU {}", g.index ? std::to_string(*g.index) : std::string("?"));
     const gpu_spec* spec = g.name.empty() ? nullptr : spec_table::builtin().find(g.name);
     if (spec) {
@@ -65,7 +54,9 @@ json gpu_json(const gpu_record& g, std::vector<std::string>& warnings) {
     return j;
 }
 
-json run(const json& args, tool_context& ctx) {
+struct gpu_info_args {};
+
+json run(const gpu_info_args&, tool_context& ctx) {
     auto gpus = query_gpus(*ctx.runner, ctx.cancel);
     if (gpus.empty())
         throw tool_error("nvidia-smi listed no GPU; check that the NVIDIA driver sees the card "
@@ -154,6 +145,7 @@ tool_spec gpu_info_tool() {
     tool_spec t;
     t.name = "gpu_info";
     t.title = "GPU info";
+    t.summary = "Every GPU from nvidia-smi, with its datasheet row";
     t.description =
         "Identify the GPU(s) in this machine via nvidia-smi: index, name, uuid, driver, memory_mib, "
         "power_limit_w, compute_capability, max_sm_clock_mhz for every GPU, plus `spec`, the matching "
@@ -161,13 +153,10 @@ tool_spec gpu_info_tool() {
         "null with `spec_reason`. Use it first to learn which card results will be measured on, and which "
         "index to pass to roofline. Read-only; takes about a second; fails with a clear message when no "
         "NVIDIA driver is present.";
-    t.params = {};
     t.output_schema = output_schema();
     t.annotations = tool_annotations{.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-    t.needs = {tool_need::gpu};
-    t.handler = run;
     t.render = render;
-    return t;
+    return make_tool<gpu_info_args>(std::move(t), {}, run);
 }
 
 }  // namespace hotkernel

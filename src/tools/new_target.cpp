@@ -9,7 +9,7 @@
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
-#include "target/target_spec.h"
+#include "scaffold/target_spec.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/strings.h"
@@ -20,20 +20,27 @@ namespace fs = std::filesystem;
 
 constexpr double probe_timeout_s = 300;
 
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-    return out;
-}
+struct new_args {
+    std::string from;
+    std::string shape;
+    std::vector<std::string> extra;
+    std::vector<std::string> rotate;
+    std::optional<double> flops;
+    std::optional<std::string> reference;
+    std::optional<std::string> derive;
+    std::vector<std::string> inputs;
+    std::optional<long long> min_bytes;
+    std::string dtype;
+    std::optional<std::string> name;
+    std::string out_dir;
+    long long seed = 0;
+    long long iters = 0;
+    std::string device;
+    bool force = false;
+    bool warm = true;
+};
 
-std::vector<std::string> string_list(const json& args, const char* key) {
-    if (!args.contains(key) || args[key].is_null()) return {};
-    return args[key].get<std::vector<std::string>>();
-}
-
-std::string optional_string(const json& args, const char* key) {
-    return args.contains(key) && args[key].is_string() ? trim(args[key].get<std::string>()) : std::string();
-}
+std::string optional_string(const std::optional<std::string>& v) { return v ? trim(*v) : std::string(); }
 
 /// A './file.py:fn' spec is resolved against the current folder, checked, and rewritten relative
 /// to out_dir (where the scripts live and resolve it); module specs pass through unchanged.
@@ -53,11 +60,11 @@ std::string place_spec(const std::string& text, const char* what, const fs::path
 }
 
 /// The TARGET dict the scripts will hold, from validated options (no Python yet).
-json build_target(const json& args, const fs::path& out_dir, std::vector<std::string>& warnings) {
-    const std::string from_text = args.at("from").get<std::string>();
+json build_target(const new_args& args, const fs::path& out_dir, std::vector<std::string>& warnings) {
+    const std::string from_text = args.from;
     const callable_spec from = parse_callable_spec(from_text, "from");
 
-    std::string name = optional_string(args, "name");
+    std::string name = optional_string(args.name);
     if (name.empty()) {
         const auto dot = from.attr.rfind('.');
         name = dot == std::string::npos ? from.attr : from.attr.substr(dot + 1);
@@ -67,10 +74,10 @@ json build_target(const json& args, const fs::path& out_dir, std::vector<std::st
             throw tool_error(fmt::format("name '{}' is not usable in a file name; use letters, digits, '_' or '-'", name));
     if (name.empty() || name.starts_with(".")) throw tool_error(fmt::format("name '{}' is not a valid target name", name));
 
-    const auto shape = parse_shape_text(args.at("shape").get<std::string>(), "shape");
+    const auto shape = parse_shape_text(args.shape, "shape");
     json extra = json::object();
     std::vector<std::string> raw_names = {"x"};
-    for (const auto& e : string_list(args, "extra")) {
+    for (const auto& e : args.extra) {
         named_shape ns = parse_extra_item(e);
         if (ns.name == "x" || extra.contains(ns.name))
             throw tool_error(fmt::format("extra input '{}': the name '{}' is already used (x is the primary input); "
@@ -80,16 +87,16 @@ json build_target(const json& args, const fs::path& out_dir, std::vector<std::st
         raw_names.push_back(ns.name);
     }
 
-    std::vector<std::string> rotate = args.contains("rotate") ? string_list(args, "rotate") : std::vector<std::string>{"x"};
+    std::vector<std::string> rotate = args.rotate;
     for (const auto& r : rotate)
         if (std::find(raw_names.begin(), raw_names.end(), r) == raw_names.end())
             throw tool_error(fmt::format("rotate names '{}', which is not an input; the inputs are {} (x from --shape, "
                                          "the others from --extra)",
                                          r, join(raw_names)));
 
-    const std::string derive = optional_string(args, "derive");
-    const std::string reference = optional_string(args, "reference");
-    std::vector<std::string> inputs = string_list(args, "inputs");
+    const std::string derive = optional_string(args.derive);
+    const std::string reference = optional_string(args.reference);
+    std::vector<std::string> inputs = args.inputs;
     if (!derive.empty()) {
         if (reference.empty())
             throw tool_error("derive needs reference: the derived inputs (an int8 weight and its scales) cannot just be "
@@ -121,16 +128,16 @@ json build_target(const json& args, const fs::path& out_dir, std::vector<std::st
     t["inputs"] = inputs.empty() ? json(nullptr) : json(inputs);
     t["reference"] = reference.empty() ? json(nullptr) : json(place_spec(reference, "reference", out_dir));
     t["flops"] = nullptr;
-    if (args.contains("flops") && args["flops"].is_number()) {
-        const double f = args["flops"].get<double>();
+    if (args.flops) {
+        const double f = *args.flops;
         // integral flop counts stay integers in the TARGET (8388608, not 8388608.0)
         t["flops"] = (f == std::floor(f) && f < 9e15) ? json(static_cast<long long>(f)) : json(f);
     }
-    t["min_bytes"] = args.contains("min_bytes") && !args["min_bytes"].is_null() ? args["min_bytes"] : json(nullptr);
-    t["dtype"] = args.at("dtype");
-    t["device"] = args.at("device");
-    t["seed"] = args.at("seed");
-    t["iters"] = args.at("iters");
+    t["min_bytes"] = args.min_bytes ? json(*args.min_bytes) : json(nullptr);
+    t["dtype"] = args.dtype;
+    t["device"] = args.device;
+    t["seed"] = args.seed;
+    t["iters"] = args.iters;
     t["samples"] = 10;
     t["warmup_s"] = "auto";  // steady-state warm-up: see WARMUP_MIN_S in the contract
     t["timer"] = "auto";
@@ -207,10 +214,10 @@ std::string quote_arg(const std::string& s) {
     return out + "'";
 }
 
-json new_handler(const json& args, tool_context& ctx) {
+json new_handler(const new_args& args, tool_context& ctx) {
     std::vector<std::string> warnings;
     std::error_code ec;
-    fs::path out_dir = fs::absolute(args.at("out_dir").get<std::string>()).lexically_normal();
+    fs::path out_dir = fs::absolute(args.out_dir).lexically_normal();
     if (!out_dir.has_filename() && out_dir.has_parent_path()) out_dir = out_dir.parent_path();  // "dir/" -> "dir"
     if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
         throw tool_error(fmt::format("out_dir {} exists and is not a folder; pass a folder for the target's files",
@@ -222,7 +229,7 @@ json new_handler(const json& args, tool_context& ctx) {
     // The next bench/verify of these scripts forks from a server whose imports (torch: 3-5 s on
     // an H200 host) start now, beside the probe's own. The scripts do not exist yet; the contract
     // they import stands in for them (it names torch: the server imports it).
-    auto launcher = make_warm_launcher(make_launcher(), args.at("warm").get<bool>());
+    auto launcher = make_warm_launcher(make_launcher(), args.warm);
     const json fork_server = launcher->prewarm(python, embedded_python_dir() / "hotkernel_contract.py", *ctx.runner);
     const json probe = run_probe(target, out_dir, python, ctx);
 
@@ -234,7 +241,7 @@ json new_handler(const json& args, tool_context& ctx) {
     const std::string contract_text(embedded_python("hotkernel_contract.py"));
 
     // An edited candidate is the user's work: only --force replaces it.
-    const bool force = args.value("force", false);
+    const bool force = args.force;
     json written = json::array();
     json unchanged = json::array();
     auto plan = [&](const fs::path& p, const std::string& text, bool protect) -> bool {
@@ -272,7 +279,7 @@ json new_handler(const json& args, tool_context& ctx) {
         fmt::format("hotkernel bench {}{}", quote_arg(shown(baseline_path)), py_flag),
         fmt::format("hotkernel verify {} {}{}", quote_arg(shown(baseline_path)), quote_arg(shown(candidate_path)), py_flag),
     });
-    if (probe.value("device", "") == "cpu" && args.at("device") == "auto")
+    if (probe.value("device", "") == "cpu" && args.device == "auto")
         warnings.push_back(fmt::format("torch in {} sees no CUDA GPU: the scripts will run and time on the CPU here",
                                        python));
 
@@ -331,6 +338,7 @@ tool_spec new_tool() {
     tool_spec t;
     t.name = "new";
     t.title = "Scaffold a target";
+    t.summary = "Scaffold a baseline, a candidate and the contract from a PyTorch function";
     t.description =
         "Scaffold a target from the user's own PyTorch function so the loop can run on it: writes "
         "<out_dir>/<name>_baseline.py (the function as the baseline plus the Target definition: inputs, seed, fp32 "
@@ -340,59 +348,6 @@ tool_spec new_tool() {
         "and the function runs on the inputs and matches its fp32 reference; it refuses to overwrite an edited "
         "candidate without force. Then bench() the baseline and verify() the blank candidate (expect 'inconclusive') "
         "before changing anything; next_steps has the exact commands.";
-    t.params = {
-        {.name = "from", .type = param_type::string,
-         .description = "The function: 'module:function' (torch.nn.functional:gelu) or './file.py:function'",
-         .required = true, .positional = true},
-        {.name = "shape", .type = param_type::string,
-         .description = "Shape of the primary input x, sizes joined by 'x', e.g. '4096x8192'", .required = true},
-        {.name = "extra", .type = param_type::string_array,
-         .description = "More inputs in call order after x, as 'name:shape' (random tensors of the same dtype), e.g. "
-                        "['w:8192', 'b:8192']"},
-        {.name = "rotate", .type = param_type::string_array,
-         .description = "Inputs that stream through memory and get K rotated copies so each call reads DRAM, not L2 "
-                        "(an empty list: none)",
-         .default_value = json::array({"x"})},
-        {.name = "flops", .type = param_type::number,
-         .description = "Nominal flops per call, for roofline() (default none)", .minimum = 0},
-        {.name = "reference", .type = param_type::string,
-         .description = "A different 'module:function' run in fp32 as the reference, when the baseline cannot run in "
-                        "fp32; with derive it gets the derived inputs as they are and does its own fp32 math"},
-        {.name = "derive", .type = param_type::string,
-         .description = "'module:function' turning the dict of raw random tensors (x and extra) into the dict of "
-                        "tensors the call takes, in call order (a quantized weight and its scales); needs inputs and "
-                        "reference"},
-        {.name = "inputs", .type = param_type::string_array,
-         .description = "With derive: the names it returns, in call order, e.g. ['x', 'w_q', 'scales'] or "
-                        "'x,w_q,scales'; they become the candidate's signature"},
-        {.name = "min_bytes", .type = param_type::integer,
-         .description = "Bytes one call must read (one weight layout); sizes the rotation depth K and the roofline "
-                        "bytes (default: the inputs' bytes)",
-         .minimum = 1},
-        {.name = "dtype", .type = param_type::string, .description = "Dtype of the random inputs",
-         .default_value = "bf16", .choices = {"bf16", "fp16", "fp32"}},
-        {.name = "name", .type = param_type::string,
-         .description = "Target name, used in file names (default: the function's name)"},
-        {.name = "out_dir", .type = param_type::string, .description = "Folder for the three files (created)",
-         .default_value = "."},
-        {.name = "seed", .type = param_type::integer, .description = "Seed of the random inputs", .default_value = 0,
-         .minimum = 0, .maximum = 2147483647},
-        {.name = "iters", .type = param_type::integer,
-         .description = "Calls per timing sample, fixed by the target so baseline and candidate agree",
-         .default_value = 100, .minimum = 1, .maximum = 1000000},
-        {.name = "device", .type = param_type::string,
-         .description = "Where the scripts run: auto = cuda when torch sees a GPU, else cpu", .default_value = "auto",
-         .choices = {"auto", "cuda", "cpu"}},
-        {.name = "force", .type = param_type::boolean,
-         .description = "Replace an existing candidate that differs from what new writes (it was edited)",
-         .default_value = false},
-        {.name = "warm", .type = param_type::boolean,
-         .description = "Start now, in the background, the fork server the next bench/verify of these scripts forks "
-                        "from, so they do not wait for its imports (default true; only where it outlives this call: "
-                        "from the CLI a kept server, until idle for HOTKERNEL_KEEP_WARM_S seconds, 600, 0: none; in "
-                        "an MCP session its pool); false: start nothing",
-         .default_value = true},
-    };
     t.output_schema = json{
         {"type", "object"},
         {"required", {"name", "out_dir", "files", "written", "target", "contract", "probe", "next_steps", "warnings"}},
@@ -422,10 +377,79 @@ tool_spec new_tool() {
               {"reason", {{"type", "string"}}}}}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
-    t.needs = {tool_need::python};
-    t.handler = new_handler;
     t.render = new_render;
-    return t;
+    return make_tool<new_args>(
+        std::move(t),
+        {
+            param(&new_args::from, {.name = "from",
+                                    .summary = "The function: 'module:function' (torch.nn.functional:gelu) or "
+                                               "'./file.py:function'",
+                                    .required = true,
+                                    .positional = true}),
+            param(&new_args::shape, {.name = "shape",
+                                     .summary = "Shape of the primary input x, sizes joined by 'x', e.g. '4096x8192'",
+                                     .required = true}),
+            param(&new_args::extra, {.name = "extra",
+                                     .summary = "More inputs in call order after x, as 'name:shape' (random tensors "
+                                                "of the same dtype), e.g. ['w:8192', 'b:8192']"}),
+            param(&new_args::rotate, {.name = "rotate",
+                                      .summary = "Inputs that stream through memory and get K rotated copies so each "
+                                                 "call reads DRAM, not L2 (an empty list: none)",
+                                      .default_value = json::array({"x"})}),
+            param(&new_args::flops, {.name = "flops", .summary = "Nominal flops per call, for roofline()", .minimum = 0}),
+            param(&new_args::reference,
+                  {.name = "reference",
+                   .summary = "A different 'module:function' run in fp32 as the reference, when the baseline cannot "
+                              "run in fp32; with derive it gets the derived inputs as they are and does its own fp32 "
+                              "math"}),
+            param(&new_args::derive,
+                  {.name = "derive",
+                   .summary = "'module:function' turning the dict of raw random tensors (x and extra) into the dict "
+                              "of tensors the call takes, in call order (a quantized weight and its scales); needs "
+                              "inputs and reference"}),
+            param(&new_args::inputs, {.name = "inputs",
+                                      .summary = "With derive: the names it returns, in call order, e.g. ['x', 'w_q', "
+                                                 "'scales']; they become the candidate's signature"}),
+            param(&new_args::min_bytes, {.name = "min_bytes",
+                                         .summary = "Bytes one call must read (one weight layout); sizes the rotation "
+                                                    "depth K and the roofline bytes (without it: the inputs' bytes)",
+                                         .minimum = 1}),
+            param(&new_args::dtype, {.name = "dtype",
+                                     .summary = "Dtype of the random inputs",
+                                     .default_value = "bf16",
+                                     .choices = {"bf16", "fp16", "fp32"}}),
+            param(&new_args::name, {.name = "name",
+                                    .summary = "Target name, used in file names (without it: the function's name)"}),
+            param(&new_args::out_dir,
+                  {.name = "out_dir", .summary = "Folder for the three files (created)", .default_value = "."}),
+            param(&new_args::seed, {.name = "seed",
+                                    .summary = "Seed of the random inputs",
+                                    .default_value = 0,
+                                    .minimum = 0,
+                                    .maximum = 2147483647}),
+            param(&new_args::iters, {.name = "iters",
+                                     .summary = "Calls per timing sample, fixed by the target so baseline and "
+                                                "candidate agree",
+                                     .default_value = 100,
+                                     .minimum = 1,
+                                     .maximum = 1000000}),
+            param(&new_args::device, {.name = "device",
+                                      .summary = "Where the scripts run: auto = cuda when torch sees a GPU, else cpu",
+                                      .default_value = "auto",
+                                      .choices = {"auto", "cuda", "cpu"}}),
+            param(&new_args::force, {.name = "force",
+                                     .summary = "Replace an existing candidate that differs from what new writes (it "
+                                                "was edited)",
+                                     .default_value = false}),
+            param(&new_args::warm,
+                  {.name = "warm",
+                   .summary = "Start now, in the background, the fork server the next bench/verify of these scripts "
+                              "forks from, so they do not wait for its imports (only where it outlives this call: "
+                              "from the CLI a kept server, until idle for HOTKERNEL_KEEP_WARM_S seconds, 600, 0: "
+                              "none; in an MCP session its pool); false: start nothing",
+                   .default_value = true}),
+        },
+        new_handler);
 }
 
 }  // namespace hotkernel

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "inside/kernel_tables.h"
-#include "inside/nvidia_tools.h"
+#include "nvidia/kernel_tables.h"
+#include "nvidia/nvidia_tools.h"
 #include "parsers/ncu_csv.h"
 #include "parsers/nsys_csv.h"
 #include "python/interpreter.h"
@@ -30,9 +30,21 @@ std::string utc_stamp() {
     return buf;
 }
 
+struct profile_args {
+    std::string tool;
+    std::string command;
+    std::optional<std::string> ncu_kernel_regex;
+    std::optional<long long> launch_count;
+    long long launch_skip = 0;
+    std::optional<std::string> output;
+    long long n = 0;
+    double timeout_s = 0;
+    std::string clock_control;
+};
+
 /// The report prefix: `output` without a known extension, or a fresh name in the cache.
-fs::path report_prefix(const json& args, const std::string& tool) {
-    std::string out = args.contains("output") && args["output"].is_string() ? args["output"].get<std::string>() : "";
+fs::path report_prefix(const profile_args& args, const std::string& tool) {
+    std::string out = args.output.value_or("");
     if (out.empty()) return cache_dir() / "profiles" / fmt::format("{}-{}-{}", tool, utc_stamp(), random_hex(3));
     for (const char* ext : {".ncu-rep", ".nsys-rep", ".qdrep", ".csv"}) {
         const std::string e(ext);
@@ -64,31 +76,28 @@ located_tool need_tool(const std::string& name, tool_context& ctx, const std::st
     return t;
 }
 
-json run_ncu(const json& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
+json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
     const auto ncu = need_tool("ncu", ctx,
                                "Install Nsight Compute (it ships with the CUDA toolkit) or put ncu on PATH; "
                                "torch_profile works without it");
-    const double timeout_s = args.at("timeout_s").get<double>();
+    const double timeout_s = args.timeout_s;
     const fs::path report = prefix.string() + ".ncu-rep";
     std::error_code ec;
     fs::create_directories(prefix.parent_path(), ec);
     fs::remove(report, ec);  // a stale report must not pass for this run's
 
-    std::vector<std::string> argv = {ncu.path.string(), "--clock-control", args.at("clock_control").get<std::string>(),
+    std::vector<std::string> argv = {ncu.path.string(), "--clock-control", args.clock_control,
                                      "--target-processes", "all", "-f", "-o", prefix.string()};
     std::string regex_note;
-    if (args.contains("ncu_kernel_regex") && args["ncu_kernel_regex"].is_string() &&
-        !args["ncu_kernel_regex"].get<std::string>().empty()) {
-        const std::string regex = args["ncu_kernel_regex"].get<std::string>();
+    if (args.ncu_kernel_regex && !args.ncu_kernel_regex->empty()) {
+        const std::string regex = *args.ncu_kernel_regex;
         // ncu matches the bare function name by default, which misses template arguments
         // (PyTorch's GeluCUDAKernelImpl sits inside vectorized_elementwise_kernel<...>).
         argv.insert(argv.end(), {"--kernel-name-base", "demangled", "-k", "regex:" + case_insensitive_regex(regex)});
         regex_note = fmt::format(" matching regex '{}'", regex);
     }
-    if (args.contains("launch_count") && args["launch_count"].is_number_integer() && args["launch_count"].get<long long>() > 0)
-        argv.insert(argv.end(), {"-c", std::to_string(args["launch_count"].get<long long>())});
-    if (args.contains("launch_skip") && args["launch_skip"].is_number_integer() && args["launch_skip"].get<long long>() > 0)
-        argv.insert(argv.end(), {"-s", std::to_string(args["launch_skip"].get<long long>())});
+    if (args.launch_count && *args.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(*args.launch_count)});
+    if (args.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(args.launch_skip)});
     argv.insert(argv.end(), command.begin(), command.end());
 
     process_spec spec;
@@ -132,14 +141,14 @@ json run_ncu(const json& args, tool_context& ctx, const std::vector<std::string>
     out["command"] = command;
     out["report_path"] = report.string();
     out["csv_path"] = csv.string();
-    out["clock_control"] = args.at("clock_control");
-    json table = ncu_kernel_table(parsed, static_cast<std::size_t>(args.value("n", 20)));
+    out["clock_control"] = args.clock_control;
+    json table = ncu_kernel_table(parsed, static_cast<std::size_t>(args.n));
     for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
     if (!run.ok())
         warnings.push_back("the profiled command " + run.describe() + "; the kernels it ran before that are shown");
     for (const auto& e : live.errors) warnings.push_back("ncu: " + e);
-    if (args.at("clock_control") == "none")
+    if (args.clock_control == "none")
         warnings.push_back("clocks were not locked (--clock-control none): durations are at the card's own boost clock, "
                            "as in real runs");
     out["warnings"] = warnings;
@@ -147,11 +156,11 @@ json run_ncu(const json& args, tool_context& ctx, const std::vector<std::string>
     return out;
 }
 
-json run_nsys(const json& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
+json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
     const auto nsys = need_tool("nsys", ctx,
                                 "Install Nsight Systems (CUDA toolkit or nsight-systems package) or put nsys on PATH; "
                                 "torch_profile gives per-kernel times without it");
-    const double timeout_s = args.at("timeout_s").get<double>();
+    const double timeout_s = args.timeout_s;
     std::error_code ec;
     fs::create_directories(prefix.parent_path(), ec);
     for (const char* ext : {".nsys-rep", ".qdrep", ".qdstrm", ".sqlite"}) fs::remove(prefix.string() + ext, ec);
@@ -177,7 +186,7 @@ json run_nsys(const json& args, tool_context& ctx, const std::vector<std::string
         if (fs::exists(qdstrm, ec)) {
             const auto size = fs::file_size(qdstrm, ec);
             // Only remove what we named ourselves: a raw stream can be gigabytes.
-            const bool ours = !(args.contains("output") && args["output"].is_string() && !args["output"].get<std::string>().empty());
+            const bool ours = args.output.value_or("").empty();
             if (ours) fs::remove(qdstrm, ec);
             throw tool_error(fmt::format(
                 "nsys {} but wrote no report: only the raw stream {} ({:.1f} MB{}) is there, no {}.nsys-rep. nsys could "
@@ -229,7 +238,7 @@ json run_nsys(const json& args, tool_context& ctx, const std::vector<std::string
     out["report_path"] = report.string();
     out["csv_path"] = csv.string();
     out["stats_report"] = used_report;
-    json table = nsys_kernel_table(summary, static_cast<std::size_t>(args.value("n", 20)));
+    json table = nsys_kernel_table(summary, static_cast<std::size_t>(args.n));
     for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
     if (summary.no_kernel_data || summary.kernels.empty())
@@ -241,9 +250,9 @@ json run_nsys(const json& args, tool_context& ctx, const std::vector<std::string
     return out;
 }
 
-json handle(const json& args, tool_context& ctx) {
-    const std::string tool = args.at("tool").get<std::string>();
-    std::vector<std::string> command = split_command_line(args.at("command").get<std::string>());
+json handle(const profile_args& args, tool_context& ctx) {
+    const std::string& tool = args.tool;
+    std::vector<std::string> command = split_command_line(args.command);
     if (command.empty()) throw usage_error("command is empty; pass the command line to profile, e.g. 'python3 bench.py'");
     // "python"/"python3" means the user's interpreter (--python / HOTKERNEL_PYTHON), as elsewhere.
     if (command[0] == "python" || command[0] == "python3") command[0] = resolve_python(ctx);
@@ -261,41 +270,13 @@ tool_spec profile_tool() {
     tool_spec t;
     t.name = "profile";
     t.title = "Profile a command with Nsight Compute or Nsight Systems";
+    t.summary = "A command under Nsight Compute or Nsight Systems: report and kernel summary";
     t.description =
         "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path of the "
         "report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives per-kernel metrics "
         "(achieved occupancy, DRAM throughput, SM throughput) and is much slower, so use ncu_kernel_regex to target one "
         "kernel. The report and its CSV are saved (pass csv_path to top_kernels). 'No kernels were profiled' is an error "
         "that lists the kernels that did run; exit codes are not trusted alone.";
-    t.params = {
-        {.name = "tool", .type = param_type::string, .description = "nsys (time per kernel) or ncu (metrics per launch)",
-         .required = true, .choices = {"nsys", "ncu"}},
-        {.name = "command", .type = param_type::string,
-         .description = "the command line to profile, one string split like a shell splits words (quotes and "
-                        "backslashes; no pipes or variables: wrap those in bash -c '...'). A leading python/python3 runs "
-                        "the user's interpreter (--python / HOTKERNEL_PYTHON)",
-         .required = true, .positional = true},
-        {.name = "ncu_kernel_regex", .type = param_type::string,
-         .description = "ncu only: profile only kernels whose full demangled name matches this regex, case-insensitively "
-                        "(e.g. 'gelu' finds PyTorch's vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>)"},
-        {.name = "launch_count", .type = param_type::integer,
-         .description = "ncu only: profile at most this many matching launches (default: all)", .minimum = 1},
-        {.name = "launch_skip", .type = param_type::integer,
-         .description = "ncu only: skip this many matching launches first, e.g. warm-up (default 0)", .default_value = 0,
-         .minimum = 0},
-        {.name = "output", .type = param_type::string,
-         .description = "report path prefix: writes <output>.ncu-rep / .nsys-rep and <output>.csv (default: a new name "
-                        "under the hotkernel cache folder)"},
-        {.name = "n", .type = param_type::integer, .description = "kernels to return in the summary (default 20)",
-         .default_value = 20, .minimum = 1, .maximum = 10000},
-        {.name = "timeout_s", .type = param_type::number,
-         .description = "wall-clock limit for the profiled run, in seconds (default 900)", .default_value = 900,
-         .minimum = 1, .maximum = 86400},
-        {.name = "clock_control", .type = param_type::string,
-         .description = "ncu only: none (default: clocks as in real runs; works on shared machines), base (lock to "
-                        "base clock) or reset",
-         .default_value = "none", .choices = {"none", "base", "reset"}},
-    };
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -307,9 +288,56 @@ tool_spec profile_tool() {
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", {"tool", "report_path", "csv_path", "kernels", "warnings"}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
-    t.needs = {tool_need::profiler, tool_need::gpu};
-    t.handler = handle;
-    return t;
+    return make_tool<profile_args>(
+        std::move(t),
+        {
+            param(&profile_args::tool, {.name = "tool",
+                                        .summary = "nsys (time per kernel) or ncu (metrics per launch)",
+                                        .required = true,
+                                        .choices = {"nsys", "ncu"}}),
+            param(&profile_args::command,
+                  {.name = "command",
+                   .summary = "the command line to profile, one string split like a shell splits words (quotes and "
+                              "backslashes; no pipes or variables: wrap those in bash -c '...'). A leading "
+                              "python/python3 runs the user's interpreter (--python / HOTKERNEL_PYTHON)",
+                   .required = true,
+                   .positional = true}),
+            param(&profile_args::ncu_kernel_regex,
+                  {.name = "ncu_kernel_regex",
+                   .summary = "ncu only: profile only kernels whose full demangled name matches this regex, "
+                              "case-insensitively (e.g. 'gelu' finds PyTorch's "
+                              "vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>)"}),
+            param(&profile_args::launch_count,
+                  {.name = "launch_count",
+                   .summary = "ncu only: profile at most this many matching launches (without it: all)",
+                   .minimum = 1}),
+            param(&profile_args::launch_skip, {.name = "launch_skip",
+                                               .summary = "ncu only: skip this many matching launches first, e.g. "
+                                                          "warm-up",
+                                               .default_value = 0,
+                                               .minimum = 0}),
+            param(&profile_args::output, {.name = "output",
+                                          .summary = "report path prefix: writes <output>.ncu-rep / .nsys-rep and "
+                                                     "<output>.csv (without it: a new name under the hotkernel cache "
+                                                     "folder)"}),
+            param(&profile_args::n, {.name = "n",
+                                     .summary = "kernels to return in the summary",
+                                     .default_value = 20,
+                                     .minimum = 1,
+                                     .maximum = 10000}),
+            param(&profile_args::timeout_s, {.name = "timeout_s",
+                                             .summary = "wall-clock limit for the profiled run, in seconds",
+                                             .default_value = 900,
+                                             .minimum = 1,
+                                             .maximum = 86400}),
+            param(&profile_args::clock_control,
+                  {.name = "clock_control",
+                   .summary = "ncu only: none (clocks as in real runs; works on shared machines), base (lock to base "
+                              "clock) or reset",
+                   .default_value = "none",
+                   .choices = {"none", "base", "reset"}}),
+        },
+        handle);
 }
 
 }  // namespace hotkernel

@@ -33,20 +33,28 @@ json load_verify_result(const std::string& arg) {
     return j;
 }
 
-std::string one_line(const json& args, const char* name, const char* example) {
-    std::string v = trim(args.at(name).get<std::string>());
+std::string one_line(const std::string& text, const char* name, const char* example) {
+    std::string v = trim(text);
     if (v.empty()) throw usage_error(fmt::format("{} is empty; give one line, e.g. {}", name, example));
     if (v.find('\n') != std::string::npos || v.find('\r') != std::string::npos)
         throw usage_error(fmt::format("{} must be one line (it has a line break); e.g. {}", name, example));
     return v;
 }
 
-json record_handler(const json& args, tool_context& ctx) {
-    const json result = load_verify_result(args.at("result").get<std::string>());
-    const std::string note = one_line(args, "note", "'fused the bias add into the matmul epilogue'");
-    const std::string who = one_line(args, "who", "'agent: running kernel-speedrun unattended'");
-    const std::filesystem::path results_dir = args.at("results_dir").get<std::string>();
-    const std::filesystem::path leaderboard = args.at("leaderboard").get<std::string>();
+struct record_args {
+    std::string result;
+    std::string note;
+    std::string who;
+    std::string results_dir;
+    std::string leaderboard;
+};
+
+json record_handler(const record_args& args, tool_context& ctx) {
+    const json result = load_verify_result(args.result);
+    const std::string note = one_line(args.note, "note", "'fused the bias add into the matmul epilogue'");
+    const std::string who = one_line(args.who, "who", "'agent: running kernel-speedrun unattended'");
+    const std::filesystem::path results_dir = args.results_dir;
+    const std::filesystem::path leaderboard = args.leaderboard;
 
     record_outcome o = record_result(result, note, who, results_dir, leaderboard, utc_now_iso());
     json skipped = json::array();
@@ -74,6 +82,7 @@ tool_spec record_tool() {
     tool_spec t;
     t.name = "record";
     t.title = "Record a verify result";
+    t.summary = "Save a verify result under results/ and regenerate LEADERBOARD.md";
     t.description =
         "Write a verify() result to results/<target>/<UTC timestamp>-<id>.json (atomically), then regenerate "
         "LEADERBOARD.md from every file under results/ (so the table is always reproducible from the raw files). The "
@@ -82,22 +91,6 @@ tool_spec record_tool() {
         "\"what changed\"; who says honestly who produced the candidate, e.g. 'agent: running kernel-speedrun "
         "unattended' or 'hand-written by <name> during tool bring-up'. Files under results/ that are not results are "
         "skipped and named, never fatal; concurrent records lose no row.";
-    param_spec result = make_param("result", param_type::string,
-                                   "The verify result: its JSON text, or the path of a file holding it (e.g. "
-                                   "verify.json)");
-    result.required = true;
-    param_spec note = make_param("note", param_type::string, "One line: what changed in the candidate");
-    note.required = true;
-    param_spec who = make_param("who", param_type::string,
-                                "One line: honestly who produced the candidate (agent or person)");
-    who.required = true;
-    param_spec results_dir = make_param("results_dir", param_type::string,
-                                        "Folder holding the result files (default 'results')");
-    results_dir.default_value = "results";
-    param_spec board = make_param("leaderboard", param_type::string,
-                                  "The leaderboard file to regenerate (default 'LEADERBOARD.md')");
-    board.default_value = "LEADERBOARD.md";
-    t.params = {result, note, who, results_dir, board};
     t.output_schema = json{
         {"type", "object"},
         {"required", {"file", "target", "verdict", "leaderboard", "row", "rows", "skipped", "warnings"}},
@@ -112,9 +105,23 @@ tool_spec record_tool() {
           {"skipped", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
-    t.needs = {tool_need::none};
-    t.handler = record_handler;
-    return t;
+    return make_tool<record_args>(
+        std::move(t),
+        {param(&record_args::result, {.name = "result",
+                                      .summary = "The verify result: its JSON text, or the path of a file holding it "
+                                                 "(e.g. verify.json)",
+                                      .required = true}),
+         param(&record_args::note,
+               {.name = "note", .summary = "One line: what changed in the candidate", .required = true}),
+         param(&record_args::who, {.name = "who",
+                                   .summary = "One line: honestly who produced the candidate (agent or person)",
+                                   .required = true}),
+         param(&record_args::results_dir,
+               {.name = "results_dir", .summary = "Folder holding the result files", .default_value = "results"}),
+         param(&record_args::leaderboard, {.name = "leaderboard",
+                                           .summary = "The leaderboard file to regenerate",
+                                           .default_value = "LEADERBOARD.md"})},
+        record_handler);
 }
 
 }  // namespace hotkernel

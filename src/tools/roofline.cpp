@@ -26,12 +26,6 @@ bool all_digits(const std::string& s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
-std::string join(const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-}
-
 resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
     const spec_table& table = spec_table::builtin();
     const std::string arg = trim(gpu_arg);
@@ -83,15 +77,23 @@ resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
     return r;
 }
 
-json run(const json& args, tool_context& ctx) {
-    const std::string dtype = to_lower(args.at("dtype").get<std::string>());
-    const double flops = args.at("flops").get<double>();
-    const double bytes = args.at("bytes").get<double>();
+struct roofline_args {
+    std::string gpu;
+    double flops = 0;
+    double bytes = 0;
+    std::string dtype;
+    std::optional<double> measured_mem_gbs;
+};
+
+json run(const roofline_args& args, tool_context& ctx) {
+    const std::string dtype = to_lower(args.dtype);
+    const double flops = args.flops;
+    const double bytes = args.bytes;
     if (flops < 0) throw usage_error(fmt::format("flops must be >= 0, got {}", flops));
     if (bytes <= 0)
         throw usage_error(fmt::format("bytes must be > 0 (the DRAM bytes one call reads plus writes), got {}", bytes));
 
-    resolved_gpu g = resolve(args.at("gpu").get<std::string>(), ctx);
+    resolved_gpu g = resolve(args.gpu, ctx);
     const gpu_spec& spec = *g.spec;
     auto peak = spec.peak(dtype);
     if (!peak) {
@@ -109,8 +111,8 @@ json run(const json& args, tool_context& ctx) {
     std::vector<std::string> warnings;
     std::optional<double> measured;
     std::string measured_source;
-    if (args.contains("measured_mem_gbs") && !args["measured_mem_gbs"].is_null()) {
-        measured = args["measured_mem_gbs"].get<double>();
+    if (args.measured_mem_gbs) {
+        measured = *args.measured_mem_gbs;
         if (*measured <= 0)
             throw usage_error(fmt::format("measured_mem_gbs must be > 0 GB/s, got {}", *measured));
         measured_source = "argument";
@@ -201,6 +203,7 @@ tool_spec roofline_tool() {
     tool_spec t;
     t.name = "roofline";
     t.title = "Roofline";
+    t.summary = "Bound, attainable TFLOPS and the time floor of a kernel on a GPU";
     t.description =
         "Roofline for a GPU (default: the first GPU in this machine): given a kernel's flops and bytes moved "
         "(bench()/verify() return them as roofline_inputs), returns the arithmetic intensity, the ridge point, "
@@ -210,41 +213,35 @@ tool_spec roofline_tool() {
         "attainable_ms_measured, the floor a kernel can realistically get within 10% of; without it the "
         "GPU's calibration cache is used when present. Use it to decide when a kernel is done. Works without a "
         "GPU when gpu names a card. dtype: bf16 | fp16 | fp8 | fp32 (| tf32 | int8).";
-    auto param = [](std::string name, param_type type, std::string description) {
-        param_spec p;
-        p.name = std::move(name);
-        p.type = type;
-        p.description = std::move(description);
-        return p;
-    };
-    param_spec gpu = param(
-        "gpu", param_type::string,
-        "Which GPU: an index into this machine's GPUs (\"0\", \"1\", …; default \"0\", needs nvidia-smi), or a "
-        "spec-table key (\"h200_sxm\") or nvidia-smi name (\"NVIDIA H200\", \"NVIDIA A100-SXM4-80GB\"), "
-        "case-insensitive");
-    gpu.default_value = "0";
-    param_spec flops = param("flops", param_type::number,
-                             "Operations one kernel call performs (a matmul MxNxK: 2*M*N*K); >= 0");
-    flops.required = true;
-    flops.minimum = 0.0;
-    param_spec bytes = param("bytes", param_type::number, "DRAM bytes one call moves, reads plus writes [bytes]; > 0");
-    bytes.required = true;
-    bytes.minimum = 0.0;
-    param_spec dtype = param("dtype", param_type::string,
-                             "Data type whose dense tensor peak applies (fp16 = FP32 accumulate; int8 in TOPS); "
-                             "default bf16");
-    dtype.default_value = "bf16";
-    dtype.choices = spec_dtypes;
-    param_spec measured = param("measured_mem_gbs", param_type::number,
-                                "Bandwidth a streaming copy reaches on this card [GB/s, 1e9 B/s]; optional. Adds "
-                                "attainable_ms_measured. Default: the GPU's calibration cache, if any");
-    measured.minimum = 0.0;
-    t.params = {gpu, flops, bytes, dtype, measured};
     t.output_schema = output_schema();
     t.annotations = tool_annotations{.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-    t.needs = {tool_need::gpu};
-    t.handler = run;
-    return t;
+    return make_tool<roofline_args>(
+        std::move(t),
+        {param(&roofline_args::gpu,
+               {.name = "gpu",
+                .summary = "Which GPU: an index into this machine's GPUs (\"0\", \"1\", …; needs nvidia-smi), or a "
+                           "spec-table key (\"h200_sxm\") or nvidia-smi name (\"NVIDIA H200\", "
+                           "\"NVIDIA A100-SXM4-80GB\"), case-insensitive",
+                .default_value = "0"}),
+         param(&roofline_args::flops, {.name = "flops",
+                                       .summary = "Operations one kernel call performs (a matmul MxNxK: 2*M*N*K)",
+                                       .required = true,
+                                       .minimum = 0.0}),
+         param(&roofline_args::bytes, {.name = "bytes",
+                                       .summary = "DRAM bytes one call moves, reads plus writes [bytes]; 0 is refused",
+                                       .required = true,
+                                       .minimum = 0.0}),
+         param(&roofline_args::dtype,
+               {.name = "dtype",
+                .summary = "Data type whose dense tensor peak applies (fp16 = FP32 accumulate; int8 in TOPS)",
+                .default_value = "bf16",
+                .choices = spec_dtypes}),
+         param(&roofline_args::measured_mem_gbs,
+               {.name = "measured_mem_gbs",
+                .summary = "Bandwidth a streaming copy reaches on this card [GB/s, 1e9 B/s]. Adds "
+                           "attainable_ms_measured. Without it: the GPU's calibration cache, if any",
+                .minimum = 0.0})},
+        run);
 }
 
 }  // namespace hotkernel

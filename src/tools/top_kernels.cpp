@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "inside/kernel_tables.h"
+#include "nvidia/kernel_tables.h"
 #include "parsers/ncu_csv.h"
 #include "parsers/nsys_csv.h"
 #include "registry/tool.h"
@@ -21,16 +21,22 @@ std::string first_line(const std::string& text) {
     return "(empty file)";
 }
 
-json handle(const json& args, tool_context& ctx) {
-    const std::string path = args.at("csv").get<std::string>();
+struct top_kernels_args {
+    std::string csv;
+    std::string tool;
+    long long n = 0;
+};
+
+json handle(const top_kernels_args& args, tool_context& ctx) {
+    const std::string& path = args.csv;
     std::error_code ec;
     if (!fs::is_regular_file(path, ec))
         throw tool_error(fmt::format("CSV '{}' was not found; pass the csv_path that profile() returned, or a CSV from "
                                      "'nsys stats --report cuda_gpu_kern_sum --format csv' / 'ncu --csv --page details'",
                                      path));
     const std::string text = read_file(path);
-    std::string tool = args.at("tool").get<std::string>();
-    const auto n = static_cast<std::size_t>(args.at("n").get<long long>());
+    std::string tool = args.tool;
+    const auto n = static_cast<std::size_t>(args.n);
     if (tool == "auto") {
         const ncu_report probe = parse_ncu_csv(text);
         if (probe.found_header || probe.no_kernels_profiled) tool = "ncu";
@@ -91,19 +97,12 @@ tool_spec top_kernels_tool() {
     tool_spec t;
     t.name = "top_kernels";
     t.title = "Heaviest kernels in a saved profile CSV";
+    t.summary = "The heaviest kernels of a saved nsys or ncu CSV";
     t.description =
         "Read a saved profile CSV (from profile()) and return the n heaviest kernels. tool='nsys': cuda_gpu_kern_sum "
         "CSV -> share of GPU time, calls, avg/med/min/max/std ns. tool='ncu': details CSV -> per-launch duration, "
         "achieved occupancy, DRAM / SM throughput %, registers per thread, and a memory/compute/latency hint. "
         "tool='auto' (default) tells them apart by their headers. Reads every known header generation.";
-    t.params = {
-        {.name = "csv", .type = param_type::string, .description = "path of the CSV (profile() returns it as csv_path)",
-         .required = true, .positional = true},
-        {.name = "tool", .type = param_type::string, .description = "which profiler wrote it: auto (default), nsys or ncu",
-         .default_value = "auto", .choices = {"auto", "nsys", "ncu"}},
-        {.name = "n", .type = param_type::integer, .description = "kernels to return (default 10)", .default_value = 10,
-         .minimum = 1, .maximum = 10000},
-    };
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -113,9 +112,22 @@ tool_spec top_kernels_tool() {
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", {"csv", "tool", "kernels", "warnings"}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
-    t.needs = {tool_need::none};
-    t.handler = handle;
-    return t;
+    return make_tool<top_kernels_args>(
+        std::move(t),
+        {param(&top_kernels_args::csv, {.name = "csv",
+                                        .summary = "path of the CSV (profile() returns it as csv_path)",
+                                        .required = true,
+                                        .positional = true}),
+         param(&top_kernels_args::tool, {.name = "tool",
+                                         .summary = "which profiler wrote it: auto, nsys or ncu",
+                                         .default_value = "auto",
+                                         .choices = {"auto", "nsys", "ncu"}}),
+         param(&top_kernels_args::n, {.name = "n",
+                                      .summary = "kernels to return",
+                                      .default_value = 10,
+                                      .minimum = 1,
+                                      .maximum = 10000})},
+        handle);
 }
 
 }  // namespace hotkernel

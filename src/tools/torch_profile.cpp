@@ -13,22 +13,28 @@ namespace hotkernel {
 namespace fs = std::filesystem;
 namespace {
 
-json handle(const json& args, tool_context& ctx) {
-    const std::string script = args.at("script").get<std::string>();
+struct torch_profile_args {
+    std::string script;
+    long long n = 0;
+    std::vector<std::string> args;
+    double timeout_s = 0;
+};
+
+json handle(const torch_profile_args& args, tool_context& ctx) {
+    const std::string& script = args.script;
     std::error_code ec;
     if (!fs::is_regular_file(script, ec))
         throw tool_error(fmt::format("script '{}' was not found (or is not a file); pass the path of a Python script "
                                      "that runs the code to profile",
                                      script));
-    const auto n = args.at("n").get<long long>();
-    const double timeout_s = args.at("timeout_s").get<double>();
+    const long long n = args.n;
+    const double timeout_s = args.timeout_s;
     const std::string python = resolve_python(ctx);
     const fs::path runner = embedded_python_dir() / "hotkernel_torch_profile.py";
 
     process_spec spec;
     spec.argv = {python, runner.string(), std::to_string(n), fs::absolute(script).string()};
-    if (args.contains("args") && args["args"].is_array())
-        for (const auto& a : args["args"]) spec.argv.push_back(a.get<std::string>());
+    spec.argv.insert(spec.argv.end(), args.args.begin(), args.args.end());
     spec.result_channel = true;
     spec.timeout_s = timeout_s;
     spec.env_set["PYTHONUNBUFFERED"] = "1";
@@ -89,15 +95,24 @@ tool_spec torch_profile_tool() {
         "CPU/device time), the top n of each. Works without Nsight installed; use this first. Profiler bookkeeping rows "
         "(Activity Buffer Request) are left out; memcpy/memset are listed apart. On a machine without a GPU it returns "
         "the CPU ops and says there are no kernels. Works on torch 1.13 and 2.x.";
-    t.params = {
-        {.name = "script", .type = param_type::string, .description = "path of the Python script to run (as __main__)",
-         .required = true, .positional = true},
-        {.name = "n", .type = param_type::integer, .description = "rows to return for kernels and for ops (default 20)",
-         .default_value = 20, .minimum = 1, .maximum = 1000},
-        {.name = "args", .type = param_type::string_array, .description = "arguments passed to the script (its sys.argv[1:])"},
-        {.name = "timeout_s", .type = param_type::number,
-         .description = "wall-clock limit for the script under the profiler, in seconds (default 600)",
-         .default_value = 600, .minimum = 1, .maximum = 86400},
+    t.summary = "A script under torch.profiler: GPU kernels and aten ops";
+    std::vector<bound_param<torch_profile_args>> params = {
+        param(&torch_profile_args::script, {.name = "script",
+                                            .summary = "path of the Python script to run (as __main__)",
+                                            .required = true,
+                                            .positional = true}),
+        param(&torch_profile_args::n, {.name = "n",
+                                       .summary = "rows to return for kernels and for ops",
+                                       .default_value = 20,
+                                       .minimum = 1,
+                                       .maximum = 1000}),
+        param(&torch_profile_args::args,
+              {.name = "args", .summary = "arguments passed to the script (its sys.argv[1:])"}),
+        param(&torch_profile_args::timeout_s, {.name = "timeout_s",
+                                               .summary = "wall-clock limit for the script under the profiler, in seconds",
+                                               .default_value = 600,
+                                               .minimum = 1,
+                                               .maximum = 86400}),
     };
     json row_props = {{"name", {{"type", "string"}}}, {"calls", {{"type", "integer"}}}, {"total_us", {{"type", "number"}}}};
     t.output_schema = {
@@ -117,8 +132,6 @@ tool_spec torch_profile_tool() {
           {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
         {"required", {"script", "kernels", "ops", "warnings"}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
-    t.needs = {tool_need::python};
-    t.handler = handle;
     t.render = [](const json& result) {
         // Input shapes are nested arrays, which the table renderer leaves out: show them as text.
         json shown = result;
@@ -127,7 +140,7 @@ tool_spec torch_profile_tool() {
                 if (op.contains("input_shapes")) op["input_shapes"] = dump_line(op["input_shapes"]);
         return render_text(shown);
     };
-    return t;
+    return make_tool<torch_profile_args>(std::move(t), std::move(params), handle);
 }
 
 }  // namespace hotkernel

@@ -19,6 +19,7 @@
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "tools/run_params.h"
 #include "stats/paired.h"
 #include "stats/stopping.h"
 #include "stats/summary.h"
@@ -29,19 +30,6 @@
 namespace hotkernel {
 namespace {
 namespace fs = std::filesystem;
-
-json gpu_json(const gpu_record& g) {
-    auto opt = [](const auto& o) -> json { return o ? json(*o) : json(nullptr); };
-    return json{{"index", opt(g.index)},
-                {"name", g.name},
-                {"uuid", opt(g.uuid)},
-                {"driver", opt(g.driver)},
-                {"power_limit_w", opt(g.power_limit_w)},
-                {"memory_mib", opt(g.memory_mib)},
-                {"compute_capability", opt(g.compute_capability)},
-                {"max_sm_clock_mhz", opt(g.max_sm_clock_mhz)},
-                {"mig_mode", opt(g.mig_mode)}};
-}
 
 std::string host_name() {
     char buf[256] = {};
@@ -127,14 +115,24 @@ void roofline_check(const json& line, const gpu_context& g, double candidate_min
                                                      in.flops, in.bytes, dtype)}});
 }
 
-json verify_handler(const json& args, tool_context& ctx) {
-    const std::string baseline = args.at("baseline").get<std::string>();
-    const std::string candidate = args.at("candidate").get<std::string>();
-    const auto n = args.at("n").get<std::size_t>();
-    const bool stop_early = args.at("stop_early").get<bool>();
-    const double timeout_s = args.at("timeout_s").get<double>();
-    std::vector<std::string> script_args;
-    if (args.contains("args") && args["args"].is_array()) script_args = args["args"].get<std::vector<std::string>>();
+struct verify_args {
+    std::string baseline;
+    std::string candidate;
+    std::size_t n = 0;
+    std::optional<std::size_t> warmup;
+    double timeout_s = 0;
+    std::vector<std::string> args;
+    bool warm = true;
+    bool stop_early = true;
+};
+
+json verify_handler(const verify_args& a, tool_context& ctx) {
+    const std::string& baseline = a.baseline;
+    const std::string& candidate = a.candidate;
+    const std::size_t n = a.n;
+    const bool stop_early = a.stop_early;
+    const double timeout_s = a.timeout_s;
+    const std::vector<std::string>& script_args = a.args;
     for (const auto& [role, path] : {std::pair{"baseline", baseline}, std::pair{"candidate", candidate}}) {
         std::error_code ec;
         if (!fs::is_regular_file(path, ec))
@@ -145,13 +143,11 @@ json verify_handler(const json& args, tool_context& ctx) {
     const std::string python = resolve_python(ctx);
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
-    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), args.at("warm").get<bool>());
+    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), a.warm);
     launcher->prestart(python, baseline, *ctx.runner);  // its imports overlap the GPU queries below
     // Protocol-3 runs warm themselves up inside every run (first call, then until steady), so a
     // discarded pair only costs time; a plain script may time its first call, so it gets one.
-    const std::size_t warmup = args.contains("warmup") && !args["warmup"].is_null()
-                                   ? args["warmup"].get<std::size_t>()
-                                   : (launcher->trusted() ? 0 : 1);
+    const std::size_t warmup = a.warmup.value_or(launcher->trusted() ? 0 : 1);
     const std::string started_utc = utc_now_iso();
     const auto t0 = std::chrono::steady_clock::now();
 
@@ -289,7 +285,7 @@ json verify_handler(const json& args, tool_context& ctx) {
                            "measurement.clocks_after; rerun on an idle, cool GPU");
 
     json m;
-    m["gpu"] = gpu.gpu ? gpu_json(*gpu.gpu) : json(nullptr);
+    m["gpu"] = gpu.gpu ? gpu_record_json(*gpu.gpu) : json(nullptr);
     if (!gpu.gpu) m["gpu_note"] = gpu.note;
     m["clocks_before"] = clocks_before;
     m["clocks_after"] = clocks_after;
@@ -357,6 +353,36 @@ std::string verify_render(const json& r) {
     return out;
 }
 
+std::vector<bound_param<verify_args>> verify_params() {
+    return {
+        param(&verify_args::baseline,
+              {.name = "baseline", .summary = "Path of the baseline script", .required = true, .positional = true}),
+        param(&verify_args::candidate,
+              {.name = "candidate", .summary = "Path of the candidate script", .required = true, .positional = true}),
+        param(&verify_args::n, {.name = "n",
+                                .summary = "Timed pairs: runs of each script after warm-up; with stop_early, the most "
+                                           "it runs",
+                                .default_value = 10,
+                                .minimum = 2,
+                                .maximum = 1000}),
+        param(&verify_args::warmup, {.name = "warmup",
+                                     .summary = "Warm-up pairs run first and discarded (without it: 0 for protocol-3 "
+                                                "scripts, which warm up inside every run, 1 for plain scripts)",
+                                     .minimum = 0,
+                                     .maximum = 100}),
+        run_timeout_arg(&verify_args::timeout_s),
+        param(&verify_args::args, {.name = "args", .summary = "Extra arguments passed to both scripts after their path"}),
+        warm_arg(&verify_args::warm),
+        param(&verify_args::stop_early,
+              {.name = "stop_early",
+               .summary = "Stop before n pairs once the verdict is settled: decisive when |mean_b - mean_c| exceeds "
+                          "twice the seed's threshold after >= 3 pairs, inconclusive when it is under half of it after "
+                          ">= 4, or as soon as a run prints ok=false. The verdict is the seed's rule on the pairs run; "
+                          "false: exactly n pairs",
+               .default_value = true}),
+    };
+}
+
 }  // namespace
 
 
@@ -364,6 +390,7 @@ tool_spec verify_tool() {
     tool_spec t;
     t.name = "verify";
     t.title = "Verify a candidate against the baseline";
+    t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
         "Decide whether a candidate script beats the baseline script. Both follow the bench contract (print one JSON "
         "line with \"ms\" and \"ok\"). Runs them interleaved in ABBA order (baseline, candidate, candidate, baseline, "
@@ -375,34 +402,6 @@ tool_spec verify_tool() {
         "fails its own check. Beside the verdict: speedup = mean_b/mean_c with a 95% confidence interval from the "
         "paired per-pair ratios, flags for implausible results, and the measurement record (gpu, driver, power limit, "
         "clocks before/after, host, versions, timestamp, exact commands). Pass the result to record().";
-    param_spec baseline = make_param("baseline", param_type::string, "Path of the baseline script");
-    baseline.required = true;
-    baseline.positional = true;
-    param_spec candidate = make_param("candidate", param_type::string, "Path of the candidate script");
-    candidate.required = true;
-    candidate.positional = true;
-    param_spec n = make_param("n", param_type::integer,
-                              "Timed pairs: runs of each script after warm-up (2..1000, default 10); with stop_early, "
-                              "the most it runs");
-    n.default_value = 10;
-    n.minimum = 2;
-    n.maximum = 1000;
-    param_spec warmup = make_param("warmup", param_type::integer,
-                                   "Warm-up pairs run first and discarded (0..100; default 0 for protocol-3 scripts, "
-                                   "which warm up inside every run, 1 for plain scripts)");
-    warmup.minimum = 0;
-    warmup.maximum = 100;
-    param_spec timeout = run_timeout_param();
-    param_spec extra = make_param("args", param_type::string_array,
-                                  "Extra arguments passed to both scripts after their path (default none)");
-    param_spec warm = warm_param();
-    param_spec stop_early = make_param(
-        "stop_early", param_type::boolean,
-        "Stop before n pairs once the verdict is settled (default true): decisive when |mean_b - mean_c| exceeds twice "
-        "the seed's threshold after >= 3 pairs, inconclusive when it is under half of it after >= 4, or as soon as a "
-        "run prints ok=false. The verdict is the seed's rule on the pairs run; false: exactly n pairs");
-    stop_early.default_value = true;
-    t.params = {baseline, candidate, n, warmup, timeout, extra, warm, stop_early};
     json side{{"type", "object"},
               {"properties",
                {{"n", {{"type", "integer"}}},
@@ -431,10 +430,8 @@ tool_spec verify_tool() {
           {"measurement", {{"type", "object"}}},
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
-    t.needs = {tool_need::python, tool_need::gpu};
-    t.handler = verify_handler;
     t.render = verify_render;
-    return t;
+    return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
 }
 
 }  // namespace hotkernel

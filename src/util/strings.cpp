@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "util/errors.h"
+
 namespace hotkernel {
 
 std::string to_kebab(std::string_view snake) {
@@ -38,6 +40,15 @@ std::vector<std::string> split(std::string_view s, char sep) {
         out.emplace_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
         if (pos == std::string_view::npos) break;
         start = pos + 1;
+    }
+    return out;
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+    std::string out;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i > 0) out += sep;
+        out += parts[i];
     }
     return out;
 }
@@ -105,6 +116,99 @@ std::string tail_text(std::string_view s, std::size_t max_bytes) {
     auto nl = tail.find('\n');
     if (nl != std::string_view::npos && nl + 1 < tail.size()) tail.remove_prefix(nl + 1);
     return "…" + std::string(tail);
+}
+
+std::vector<std::string> split_command_line(const std::string& text) {
+    std::vector<std::string> out;
+    std::string word;
+    bool in_word = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\'') {
+            const auto end = text.find('\'', i + 1);
+            if (end == std::string::npos) throw usage_error("command: unterminated single quote in '" + text + "'; close the quote");
+            word += text.substr(i + 1, end - i - 1);
+            i = end;
+            in_word = true;
+        } else if (c == '"') {
+            std::size_t j = i + 1;
+            for (; j < text.size() && text[j] != '"'; ++j) {
+                if (text[j] == '\\' && j + 1 < text.size() && (text[j + 1] == '"' || text[j + 1] == '\\' || text[j + 1] == '$' || text[j + 1] == '`'))
+                    ++j;
+                word += text[j];
+            }
+            if (j >= text.size()) throw usage_error("command: unterminated double quote in '" + text + "'; close the quote");
+            i = j;
+            in_word = true;
+        } else if (c == '\\' && i + 1 < text.size()) {
+            word += text[++i];
+            in_word = true;
+        } else if (c == ' ' || c == '\t' || c == '\n') {
+            if (in_word) out.push_back(word);
+            word.clear();
+            in_word = false;
+        } else {
+            word += c;
+            in_word = true;
+        }
+    }
+    if (in_word) out.push_back(word);
+    return out;
+}
+
+std::string join_command_line(const std::vector<std::string>& argv) {
+    std::string out;
+    for (const auto& a : argv) {
+        if (!out.empty()) out += ' ';
+        const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?&|;<>()[]{}!#~") == std::string::npos;
+        if (plain) {
+            out += a;
+            continue;
+        }
+        out += '\'';
+        for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        out += '\'';
+    }
+    return out;
+}
+
+std::string case_insensitive_regex(const std::string& pattern_in) {
+    // A leading (?i) asks for what this function does anyway; other engines reject it.
+    const std::string pattern = pattern_in.rfind("(?i)", 0) == 0 ? pattern_in.substr(4) : pattern_in;
+    std::string out;
+    bool in_class = false;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        const char c = pattern[i];
+        if (c == '\\' && i + 1 < pattern.size()) {
+            out += c;
+            out += pattern[++i];
+            continue;
+        }
+        if (in_class) {
+            out += c;
+            if (c == ']') in_class = false;
+            continue;
+        }
+        if (c == '[') {
+            in_class = true;
+            out += c;
+            // A ']' right after '[' or '[^' is a literal member, not the end.
+            if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
+            if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += pattern[++i];
+            continue;
+        }
+        if (std::isalpha(static_cast<unsigned char>(c))) {
+            const char lo = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            const char up = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            out += '[';
+            out += lo;
+            out += up;
+            out += ']';
+            continue;
+        }
+        out += c;
+    }
+    return out;
 }
 
 }  // namespace hotkernel

@@ -1,4 +1,5 @@
-// Small string helpers shared by the CLI, parsers and renderers.
+// Small string helpers shared by the CLI, parsers and renderers, and the shell-word
+// splitting and regex rewriting the profiler front ends use.
 #pragma once
 #include <string>
 #include <string_view>
@@ -11,6 +12,7 @@ std::string to_snake(std::string_view kebab);   ///< measured-mem-gbs -> measure
 std::string trim(std::string_view s);
 std::string to_lower(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 std::vector<std::string> split_lines(std::string_view s);  ///< accepts \n and \r\n
 bool starts_with_ci(std::string_view s, std::string_view prefix);
 bool contains_ci(std::string_view haystack, std::string_view needle);
@@ -21,5 +23,17 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
                                          std::size_t max_results = 3);
 /// The last `max_bytes` of `s`, cut at a line start when possible; for stderr tails in errors.
 std::string tail_text(std::string_view s, std::size_t max_bytes = 2000);
+
+/// Splits a command line like a POSIX shell does for words: whitespace separates, single
+/// quotes keep everything, double quotes keep all but \" and \\, a backslash escapes one char.
+/// No variables, globs or pipes. Throws usage_error on an unterminated quote.
+std::vector<std::string> split_command_line(const std::string& text);
+
+/// Joins argv back into one line a shell would split the same way (for display).
+std::string join_command_line(const std::vector<std::string>& argv);
+
+/// Rewrites a regex so that letters outside bracket expressions match either case:
+/// "gelu" -> "[gG][eE][lL][uU]". Escapes and bracket expressions are kept as they are.
+std::string case_insensitive_regex(const std::string& pattern);
 
 }  // namespace hotkernel

@@ -351,6 +351,7 @@ def test_disassemble_triton_ptx_needs_no_cuobjdump(tmp_path):
     assert r["source"] == "file" and r["arch"] == "sm_90a" and r["functions"] == ["softmax_kernel"]
     assert r["text"].count("\n") == r["total_lines"]
     assert ".visible .entry softmax_kernel(" in r["text"]
+    assert r["local_memory_spills"] == {"ldl": 0, "stl": 0}  # same shape as for SASS (ld.local / st.local)
 
 
 @needs_cuobjdump

@@ -74,8 +74,8 @@ std::vector<tool_spec> fake_tools() {
     echo.name = "echo";
     echo.title = "Echo";
     echo.description = "Returns its arguments.";
-    echo.params = {param_spec{.name = "text", .type = param_type::string, .description = "text", .required = true},
-                   param_spec{.name = "n", .type = param_type::integer, .description = "n", .default_value = 1, .minimum = 0}};
+    echo.params = {param_spec{.name = "text", .type = param_type::string, .summary = "text", .required = true},
+                   param_spec{.name = "n", .type = param_type::integer, .summary = "n", .default_value = 1, .minimum = 0}};
     echo.output_schema = {{"type", "object"}};
     echo.handler = [](const json& args, tool_context&) {
         ++g_handler_runs;
@@ -102,8 +102,8 @@ std::vector<tool_spec> fake_tools() {
     // Reports progress every step_ms until `steps` are done or it is cancelled.
     tool_spec wait = fail;
     wait.name = "wait";
-    wait.params = {param_spec{.name = "steps", .type = param_type::integer, .description = "steps", .default_value = 100},
-                   param_spec{.name = "step_ms", .type = param_type::integer, .description = "ms", .default_value = 10}};
+    wait.params = {param_spec{.name = "steps", .type = param_type::integer, .summary = "steps", .default_value = 100},
+                   param_spec{.name = "step_ms", .type = param_type::integer, .summary = "ms", .default_value = 10}};
     wait.handler = [](const json& args, tool_context& ctx) {
         const int steps = args["steps"].get<int>();
         int i = 0;

@@ -1,7 +1,7 @@
 // ncu details-page CSV parser on the real H200 capture and on each documented layout.
 #include <gtest/gtest.h>
 
-#include "inside/kernel_tables.h"
+#include "nvidia/kernel_tables.h"
 #include "parsers/ncu_csv.h"
 #include "util/files.h"
 

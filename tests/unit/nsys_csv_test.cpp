@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "inside/kernel_tables.h"
+#include "nvidia/kernel_tables.h"
 #include "parsers/nsys_csv.h"
 #include "util/files.h"
 

@@ -3,9 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <iostream>
 #include <regex>
 #include <set>
 
+#include <fmt/format.h>
+
+#include "cli/cli.h"
 #include "registry/tool.h"
 #include "util/strings.h"
 
@@ -27,13 +31,16 @@ TEST(registry, every_tool_is_fully_described) {
         EXPECT_GT(t.description.size(), 40u) << t.name << ": description must tell a model when to use it";
         EXPECT_LT(t.description.size(), 2048u) << t.name << ": clients truncate descriptions at 2 KB";
         EXPECT_TRUE(t.handler) << t.name;
+        EXPECT_FALSE(t.summary.empty()) << t.name << ": `hotkernel --help` shows the summary";
+        EXPECT_LE(t.summary.size(), 80u) << t.name << ": the summary is one line of `hotkernel --help`";
+        EXPECT_EQ(t.summary.find('\n'), std::string::npos) << t.name;
         ASSERT_TRUE(t.output_schema.is_object()) << t.name << " has no output schema";
         EXPECT_EQ(t.output_schema.value("type", ""), "object") << t.name;
         std::set<std::string> params;
         for (const auto& p : t.params) {
             EXPECT_TRUE(params.insert(p.name).second) << t.name << "." << p.name << " declared twice";
             EXPECT_TRUE(std::regex_match(p.name, std::regex("[a-z][a-z0-9_]*"))) << t.name << "." << p.name;
-            EXPECT_FALSE(p.description.empty()) << t.name << "." << p.name;
+            EXPECT_FALSE(p.summary.empty()) << t.name << "." << p.name;
             EXPECT_FALSE(p.required && !p.default_value.is_null()) << t.name << "." << p.name << ": required with a default";
         }
     }
@@ -89,11 +96,11 @@ tool_spec sample_tool() {
     tool_spec t;
     t.name = "sample";
     t.params = {
-        {.name = "flops", .type = param_type::number, .description = "flops", .required = true, .minimum = 0},
-        {.name = "dtype", .type = param_type::string, .description = "dtype", .default_value = "bf16", .choices = {"bf16", "fp32"}},
-        {.name = "n", .type = param_type::integer, .description = "n", .default_value = 10, .minimum = 1, .maximum = 100},
-        {.name = "inputs", .type = param_type::string_array, .description = "inputs"},
-        {.name = "force", .type = param_type::boolean, .description = "force", .default_value = false},
+        {.name = "flops", .type = param_type::number, .summary = "flops", .required = true, .minimum = 0},
+        {.name = "dtype", .type = param_type::string, .summary = "dtype", .default_value = "bf16", .choices = {"bf16", "fp32"}},
+        {.name = "n", .type = param_type::integer, .summary = "n", .default_value = 10, .minimum = 1, .maximum = 100},
+        {.name = "inputs", .type = param_type::string_array, .summary = "inputs"},
+        {.name = "force", .type = param_type::boolean, .summary = "force", .default_value = false},
     };
     return t;
 }
@@ -115,9 +122,13 @@ TEST(validate_args, fills_defaults_and_keeps_given_values) {
     EXPECT_FALSE(out.contains("inputs"));
 }
 
-TEST(validate_args, accepts_a_comma_separated_string_for_a_list) {
-    json out = validate_args(sample_tool(), {{"flops", 1}, {"inputs", "x, w_q,scales"}});
-    EXPECT_EQ(out["inputs"], json::array({"x", "w_q", "scales"}));
+TEST(validate_args, refuses_a_string_for_a_list_and_says_to_send_an_array) {
+    // The schema says array; only the CLI accepts the comma form, and splits it itself.
+    const std::string e = error_of({{"flops", 1}, {"inputs", "x, w_q,scales"}});
+    EXPECT_NE(e.find("parameter 'inputs'"), std::string::npos) << e;
+    EXPECT_NE(e.find("send an array"), std::string::npos) << e;
+    json out = validate_args(sample_tool(), {{"flops", 1}, {"inputs", {"x", "w_q"}}});
+    EXPECT_EQ(out["inputs"], json::array({"x", "w_q"}));
 }
 
 TEST(validate_args, errors_name_the_parameter_and_the_fix) {
@@ -130,4 +141,192 @@ TEST(validate_args, errors_name_the_parameter_and_the_fix) {
     EXPECT_NE(error_of({{"flop", 1}}).find("did you mean 'flops'"), std::string::npos);
     EXPECT_NE(error_of({{"flops", 1}, {"force", "yes"}}).find("true or false"), std::string::npos);
     EXPECT_NE(error_of(json::array()).find("must be a JSON object"), std::string::npos);
+}
+
+// ---- typed arguments: one declaration fills the schema, the help and the struct ----------
+
+TEST(registry, no_summary_repeats_its_default_or_bounds_by_hand) {
+    for (const auto& t : all_tools())
+        for (const auto& p : t.params) {
+            const std::string where = t.name + "." + p.name;
+            EXPECT_FALSE(contains_ci(p.summary, "(default")) << where << ": " << p.summary;
+            EXPECT_FALSE(contains_ci(p.summary, "default ")) << where << ": the default is rendered from default_value";
+            if (p.minimum && p.maximum)
+                EXPECT_FALSE(contains_ci(p.summary, fmt::format("{}..{}", *p.minimum, *p.maximum))) << where;
+            const std::string d = param_description(p);
+            const auto first = d.find("Default ");
+            if (p.default_value.is_null()) {
+                EXPECT_EQ(first, std::string::npos) << where << ": " << d;
+            } else {
+                ASSERT_NE(first, std::string::npos) << where << ": " << d;
+                EXPECT_EQ(d.find("Default ", first + 1), std::string::npos) << where << ": default shown twice: " << d;
+            }
+        }
+}
+
+namespace {
+struct typed_args {
+    double flops = 0;
+    std::string dtype;
+    long long n = 0;
+    std::vector<std::string> inputs;
+    std::optional<std::string> name;
+    std::optional<long long> limit;
+    bool force = false;
+};
+typed_args g_seen;
+json typed_handler(const typed_args& a, tool_context&) {
+    g_seen = a;
+    return json::object();
+}
+tool_spec typed_tool() {
+    tool_spec t;
+    t.name = "typed";
+    return make_tool<typed_args>(
+        std::move(t),
+        {param(&typed_args::flops, {.name = "flops", .summary = "Work per call", .required = true, .minimum = 0}),
+         param(&typed_args::dtype, {.name = "dtype", .summary = "Dtype", .default_value = "bf16", .choices = {"bf16", "fp32"}}),
+         param(&typed_args::n, {.name = "n", .summary = "Pairs", .default_value = 10, .minimum = 2, .maximum = 1000}),
+         param(&typed_args::inputs, {.name = "inputs", .summary = "Names"}),
+         param(&typed_args::name, {.name = "name", .summary = "A name"}),
+         param(&typed_args::limit, {.name = "limit", .summary = "At most", .minimum = 1}),
+         param(&typed_args::force, {.name = "force", .summary = "Replace", .default_value = false})},
+        typed_handler);
+}
+}  // namespace
+
+TEST(typed_args, the_member_type_sets_the_schema_type) {
+    const tool_spec t = typed_tool();
+    const json props = input_schema(t)["properties"];
+    EXPECT_EQ(props["flops"]["type"], "number");
+    EXPECT_EQ(props["dtype"]["type"], "string");
+    EXPECT_EQ(props["n"]["type"], "integer");
+    EXPECT_EQ(props["inputs"]["type"], "array");
+    EXPECT_EQ(props["name"]["type"], "string");
+    EXPECT_EQ(props["limit"]["type"], "integer");
+    EXPECT_EQ(props["force"]["type"], "boolean");
+    EXPECT_EQ(input_schema(t)["required"], json::array({"flops"}));
+}
+
+TEST(typed_args, default_and_bounds_are_rendered_once_from_the_fields) {
+    const tool_spec t = typed_tool();
+    const json props = input_schema(t)["properties"];
+    EXPECT_EQ(props["n"]["description"], "Pairs. Default 10; 2..1000.");
+    EXPECT_EQ(props["n"]["minimum"], 2);
+    EXPECT_EQ(props["n"]["maximum"], 1000);
+    EXPECT_EQ(props["n"]["default"], 10);
+    EXPECT_EQ(props["flops"]["description"], "Work per call. >= 0.");
+    EXPECT_EQ(props["dtype"]["description"], "Dtype. Default bf16.");
+    EXPECT_EQ(props["force"]["description"], "Replace. Default false.");
+    EXPECT_EQ(props["name"]["description"], "A name");
+    EXPECT_EQ(param_limits(t.params[2], false), "2..1000");
+}
+
+TEST(typed_args, bounds_are_exact_at_both_ends) {
+    const tool_spec t = typed_tool();
+    EXPECT_NO_THROW(validate_args(t, {{"flops", 0}, {"n", 2}}));
+    EXPECT_NO_THROW(validate_args(t, {{"flops", 0}, {"n", 1000}}));
+    EXPECT_THROW(validate_args(t, {{"flops", 0}, {"n", 1}}), usage_error);
+    EXPECT_THROW(validate_args(t, {{"flops", 0}, {"n", 1001}}), usage_error);
+    EXPECT_THROW(validate_args(t, {{"flops", -0.001}}), usage_error);
+}
+
+TEST(typed_args, the_handler_gets_the_struct_filled_with_defaults_and_given_values) {
+    const tool_spec t = typed_tool();
+    tool_context ctx;
+    g_seen = typed_args{};
+    call_tool(t, {{"flops", 5.5}, {"inputs", {"x", "w_q"}}, {"limit", 3}}, ctx);
+    EXPECT_EQ(g_seen.flops, 5.5);
+    EXPECT_EQ(g_seen.dtype, "bf16");
+    EXPECT_EQ(g_seen.n, 10);
+    EXPECT_EQ(g_seen.inputs, (std::vector<std::string>{"x", "w_q"}));
+    EXPECT_FALSE(g_seen.name.has_value());
+    EXPECT_EQ(g_seen.limit, 3);
+    EXPECT_FALSE(g_seen.force);
+    call_tool(t, {{"flops", 1}, {"name", "gelu"}, {"force", true}, {"n", 7}}, ctx);
+    EXPECT_EQ(g_seen.name, "gelu");
+    EXPECT_TRUE(g_seen.force);
+    EXPECT_EQ(g_seen.n, 7);
+    EXPECT_TRUE(g_seen.inputs.empty());
+    EXPECT_FALSE(g_seen.limit.has_value());
+}
+
+TEST(typed_args, an_array_sent_as_a_string_is_refused_before_the_handler_runs) {
+    const tool_spec t = typed_tool();
+    tool_context ctx;
+    g_seen = typed_args{};
+    g_seen.dtype = "untouched";
+    try {
+        call_tool(t, {{"flops", 1}, {"inputs", "x,w_q"}}, ctx);
+        FAIL() << "a string for an array parameter was accepted";
+    } catch (const usage_error& e) {
+        EXPECT_NE(std::string(e.what()).find("typed: parameter 'inputs' must be a JSON array"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("send an array"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(g_seen.dtype, "untouched");
+}
+
+TEST(typed_args, a_declaration_that_cannot_fill_its_member_is_refused) {
+    struct args {
+        long long n = 0;
+        std::optional<long long> m;
+    };
+    EXPECT_THROW(param(&args::n, {.name = "n", .summary = "no default, not required"}), std::logic_error);
+    EXPECT_THROW(param(&args::m, {.name = "m", .summary = "optional with a default", .default_value = 1}), std::logic_error);
+    EXPECT_NO_THROW(param(&args::n, {.name = "n", .summary = "required", .required = true}));
+}
+
+// ---- the CLI front end, generated from the same declarations -----------------------------
+
+namespace {
+struct cli_out {
+    int rc;
+    std::string out;
+    std::string err;
+};
+cli_out run_cli_with(std::vector<std::string> words) {
+    std::vector<char*> argv;
+    for (auto& w : words) argv.push_back(w.data());
+    testing::internal::CaptureStdout();
+    testing::internal::CaptureStderr();
+    const int rc = run_cli(static_cast<int>(argv.size()), argv.data());
+    std::cout.flush();
+    std::string out = testing::internal::GetCapturedStdout();
+    std::string err = testing::internal::GetCapturedStderr();
+    return {rc, out, err};
+}
+}  // namespace
+
+TEST(cli, a_bad_integer_names_the_flag_and_runs_nothing) {
+    const auto r = run_cli_with({"hotkernel", "verify", "a.py", "b.py", "--n", "ten"});
+    EXPECT_EQ(r.rc, 2);
+    EXPECT_NE(r.err.find("verify: --n expects an integer, got 'ten'"), std::string::npos) << r.err;
+    const auto f = run_cli_with({"hotkernel", "roofline", "--flops", "1e9", "--bytes", "lots"});
+    EXPECT_EQ(f.rc, 2);
+    EXPECT_NE(f.err.find("roofline: --bytes expects a number, got 'lots'"), std::string::npos) << f.err;
+}
+
+TEST(cli, tool_help_shows_numeric_types_and_the_default_once) {
+    const auto r = run_cli_with({"hotkernel", "verify", "--help"});
+    EXPECT_EQ(r.rc, 0);
+    EXPECT_NE(r.out.find("--n INT"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--timeout-s FLOAT"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Default 10; 2..1000."), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("(default"), std::string::npos) << r.out;
+}
+
+TEST(cli, top_level_help_lists_each_tool_on_one_line) {
+    const auto r = run_cli_with({"hotkernel", "--help"});
+    EXPECT_EQ(r.rc, 0);
+    const auto lines = split_lines(r.out);
+    for (const auto& t : all_tools()) {
+        int hits = 0;
+        for (const auto& l : lines)
+            if (l.find("  " + to_kebab(t.name) + " ") != std::string::npos && l.find(t.summary) != std::string::npos) {
+                ++hits;
+                EXPECT_LE(l.size(), 120u) << l;
+            }
+        EXPECT_EQ(hits, 1) << t.name << " in\n" << r.out;
+    }
+    EXPECT_LE(lines.size(), 40u) << "hotkernel --help must fit one screen:\n" << r.out;
 }

@@ -4,7 +4,6 @@
 
 #include <limits>
 
-#include "inside/nvidia_tools.h"
 #include "parsers/sass.h"
 #include "util/errors.h"
 #include "util/files.h"
@@ -176,22 +175,6 @@ TEST(ptx, vector_widths_mma_and_local) {
     EXPECT_EQ(p.widest_global_store_bits, 128);
     EXPECT_EQ(p.tensor_core.size(), 2u);
     EXPECT_EQ(p.local_loads, 1u);
-}
-
-TEST(nvidia_tools, split_command_line_like_a_shell) {
-    EXPECT_EQ(split_command_line("python3 a.py --x 1"), (std::vector<std::string>{"python3", "a.py", "--x", "1"}));
-    EXPECT_EQ(split_command_line("bash -c 'echo a b' \"x \\\"y\\\"\" c\\ d"),
-              (std::vector<std::string>{"bash", "-c", "echo a b", "x \"y\"", "c d"}));
-    EXPECT_EQ(split_command_line("  ''  "), std::vector<std::string>{""});
-    EXPECT_THROW(split_command_line("a 'b"), usage_error);
-    EXPECT_EQ(join_command_line({"a", "b c", "it's"}), "a 'b c' 'it'\\''s'");
-}
-
-TEST(nvidia_tools, case_insensitive_regex) {
-    EXPECT_EQ(case_insensitive_regex("gelu"), "[gG][eE][lL][uU]");
-    EXPECT_EQ(case_insensitive_regex("(?i)ab"), "[aA][bB]");
-    EXPECT_EQ(case_insensitive_regex("a\\d+[a-z]x"), "[aA]\\d+[a-z][xX]");
-    EXPECT_EQ(case_insensitive_regex("[]a]b"), "[]a][bB]");
 }
 
 TEST(sass, real_fat_executable_with_two_archs) {

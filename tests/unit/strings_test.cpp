@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "util/errors.h"
 #include "util/strings.h"
 
 using namespace hotkernel;
@@ -31,4 +32,20 @@ TEST(strings, tail_text_keeps_the_end_from_a_line_start) {
     EXPECT_LT(t.size(), 110u);
     EXPECT_NE(t.find("line 999"), std::string::npos);
     EXPECT_EQ(t.rfind("…line", 0), 0u);
+}
+
+TEST(strings, split_command_line_like_a_shell) {
+    EXPECT_EQ(split_command_line("python3 a.py --x 1"), (std::vector<std::string>{"python3", "a.py", "--x", "1"}));
+    EXPECT_EQ(split_command_line("bash -c 'echo a b' \"x \\\"y\\\"\" c\\ d"),
+              (std::vector<std::string>{"bash", "-c", "echo a b", "x \"y\"", "c d"}));
+    EXPECT_EQ(split_command_line("  ''  "), std::vector<std::string>{""});
+    EXPECT_THROW(split_command_line("a 'b"), usage_error);
+    EXPECT_EQ(join_command_line({"a", "b c", "it's"}), "a 'b c' 'it'\\''s'");
+}
+
+TEST(strings, case_insensitive_regex) {
+    EXPECT_EQ(case_insensitive_regex("gelu"), "[gG][eE][lL][uU]");
+    EXPECT_EQ(case_insensitive_regex("(?i)ab"), "[aA][bB]");
+    EXPECT_EQ(case_insensitive_regex("a\\d+[a-z]x"), "[aA]\\d+[a-z][xX]");
+    EXPECT_EQ(case_insensitive_regex("[]a]b"), "[]a][bB]");
 }

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "python/interpreter.h"
-#include "target/target_spec.h"
+#include "scaffold/target_spec.h"
 #include "util/errors.h"
 #include "util/files.h"
 #include "util/hash.h"

@@ -1,5 +1,5 @@
 // Parsing `new`'s options, rendering protocol-3 target scripts, and inspecting vendored contracts.
-#include "target/target_spec.h"
+#include "scaffold/target_spec.h"
 
 #include <cctype>
 #include <charconv>

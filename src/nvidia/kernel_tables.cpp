@@ -1,5 +1,5 @@
 // Kernel tables shared by profile() and top_kernels() (see kernel_tables.h).
-#include "inside/kernel_tables.h"
+#include "nvidia/kernel_tables.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
-// Tool discovery and command-line helpers for the look-inside tools (see nvidia_tools.h).
-#include "inside/nvidia_tools.h"
+// Finding NVIDIA's tools (see nvidia_tools.h).
+#include "nvidia/nvidia_tools.h"
 
 #include <unistd.h>
 
@@ -110,99 +110,6 @@ std::vector<std::string> nvidia_tool_search_description(const std::string& name)
     for (const auto& [dir, label] : system_dirs(name)) out.push_back(label);
     if (out.size() == 1) out.push_back("/usr/local/cuda*/bin, /opt/nvidia/nsight-compute/*, /opt/nvidia/nsight-systems/*/bin (none exist)");
     out.push_back("the interpreter's site-packages (nvidia/*/bin, triton/backends/nvidia/bin)");
-    return out;
-}
-
-std::vector<std::string> split_command_line(const std::string& text) {
-    std::vector<std::string> out;
-    std::string word;
-    bool in_word = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '\'') {
-            const auto end = text.find('\'', i + 1);
-            if (end == std::string::npos) throw usage_error("command: unterminated single quote in '" + text + "'; close the quote");
-            word += text.substr(i + 1, end - i - 1);
-            i = end;
-            in_word = true;
-        } else if (c == '"') {
-            std::size_t j = i + 1;
-            for (; j < text.size() && text[j] != '"'; ++j) {
-                if (text[j] == '\\' && j + 1 < text.size() && (text[j + 1] == '"' || text[j + 1] == '\\' || text[j + 1] == '$' || text[j + 1] == '`'))
-                    ++j;
-                word += text[j];
-            }
-            if (j >= text.size()) throw usage_error("command: unterminated double quote in '" + text + "'; close the quote");
-            i = j;
-            in_word = true;
-        } else if (c == '\\' && i + 1 < text.size()) {
-            word += text[++i];
-            in_word = true;
-        } else if (c == ' ' || c == '\t' || c == '\n') {
-            if (in_word) out.push_back(word);
-            word.clear();
-            in_word = false;
-        } else {
-            word += c;
-            in_word = true;
-        }
-    }
-    if (in_word) out.push_back(word);
-    return out;
-}
-
-std::string join_command_line(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& a : argv) {
-        if (!out.empty()) out += ' ';
-        const bool plain = !a.empty() && a.find_first_of(" \t\n'\"\\$`*?&|;<>()[]{}!#~") == std::string::npos;
-        if (plain) {
-            out += a;
-            continue;
-        }
-        out += '\'';
-        for (char c : a) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-        out += '\'';
-    }
-    return out;
-}
-
-std::string case_insensitive_regex(const std::string& pattern_in) {
-    // A leading (?i) asks for what this function does anyway; other engines reject it.
-    const std::string pattern = pattern_in.rfind("(?i)", 0) == 0 ? pattern_in.substr(4) : pattern_in;
-    std::string out;
-    bool in_class = false;
-    for (std::size_t i = 0; i < pattern.size(); ++i) {
-        const char c = pattern[i];
-        if (c == '\\' && i + 1 < pattern.size()) {
-            out += c;
-            out += pattern[++i];
-            continue;
-        }
-        if (in_class) {
-            out += c;
-            if (c == ']') in_class = false;
-            continue;
-        }
-        if (c == '[') {
-            in_class = true;
-            out += c;
-            // A ']' right after '[' or '[^' is a literal member, not the end.
-            if (i + 1 < pattern.size() && pattern[i + 1] == '^') out += pattern[++i];
-            if (i + 1 < pattern.size() && pattern[i + 1] == ']') out += pattern[++i];
-            continue;
-        }
-        if (std::isalpha(static_cast<unsigned char>(c))) {
-            const char lo = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-            const char up = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-            out += '[';
-            out += lo;
-            out += up;
-            out += ']';
-            continue;
-        }
-        out += c;
-    }
     return out;
 }
 

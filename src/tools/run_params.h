@@ -1,0 +1,29 @@
+// The parameters bench and verify both take, bound to a member of either tool's arguments.
+#pragma once
+#include "registry/tool.h"
+
+namespace hotkernel {
+
+/// `timeout_s`: the wall-clock limit of one run.
+template <class Args>
+bound_param<Args> run_timeout_arg(double Args::*member) {
+    return param(member, {.name = "timeout_s",
+                          .summary = "Wall-clock limit per run in seconds; a run past it is killed with its process "
+                                     "group",
+                          .default_value = 120,
+                          .minimum = 1,
+                          .maximum = 86400});
+}
+
+/// `warm`: fork each run from a warm interpreter.
+template <class Args>
+bound_param<Args> warm_arg(bool Args::*member) {
+    return param(member, {.name = "warm",
+                          .summary = "Fork each run from a warm interpreter that has imported torch (from the CLI "
+                                     "that fork server is kept for the next command until idle for "
+                                     "HOTKERNEL_KEEP_WARM_S seconds, 600, 0: not kept); false: a fresh process per "
+                                     "run",
+                          .default_value = true});
+}
+
+}  // namespace hotkernel
