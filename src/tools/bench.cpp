@@ -10,6 +10,7 @@
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "stats/summary.h"
 
 namespace hotkernel {
@@ -205,7 +206,7 @@ std::string bench_render(const json& r) {
     std::string samples;
     for (const auto& v : r["samples_ms"]) samples += (samples.empty() ? "" : " ") + fmt::format("{:.4g}", v.get<double>());
     out += "samples_ms: " + samples + "\n";
-    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     return out;
 }
 
@@ -256,7 +257,7 @@ tool_spec bench_tool() {
           {"roofline_inputs", {{"type", "object"}}},
           {"self_reported", {{"type", "boolean"}}},
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+          {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
     t.needs = {tool_need::python};
     t.handler = bench_handler;
