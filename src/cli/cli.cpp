@@ -13,6 +13,7 @@
 #include "mcp/server.h"
 #include "registry/tool.h"
 #include "render/render.h"
+#include "report/findings.h"
 #include "util/files.h"
 #include "util/strings.h"
 #include "version.h"
@@ -114,6 +115,8 @@ int run_cli(int argc, char** argv) {
     auto* mcp = app.add_subcommand("mcp", "Serve every tool over MCP on stdin/stdout (newline-delimited JSON-RPC)");
     auto* docs = app.add_subcommand("docs", "Print docs/tools.md, generated from the tool registry");
     docs->group("");  // hidden: used by scripts/generate-docs and the docs check
+    bool warnings_doc = false;
+    docs->add_flag("--warnings", warnings_doc, "Print docs/warnings.md (every warning and flag id) instead");
     auto* list = app.add_subcommand("list-tools", "Print the MCP tools/list result as JSON");
     list->group("");
 
@@ -161,7 +164,7 @@ int run_cli(int argc, char** argv) {
         return run_mcp_server(std::cin, std::cout, opts);
     }
     if (docs->parsed()) {
-        std::cout << tools_markdown();
+        std::cout << (warnings_doc ? findings_markdown() : tools_markdown());
         return 0;
     }
     if (list->parsed()) {
