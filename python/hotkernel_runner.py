@@ -279,7 +279,7 @@ class L2Guard:
 
 
 def _flag(flags, name, message):
-    flags.append({"flag": name, "message": message})
+    flags.append({"id": name, "message": message})
 
 
 class TrustedRun:

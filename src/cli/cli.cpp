@@ -13,6 +13,7 @@
 #include "mcp/server.h"
 #include "registry/tool.h"
 #include "render/render.h"
+#include "report/findings.h"
 #include "util/files.h"
 #include "util/strings.h"
 #include "version.h"
@@ -122,6 +123,8 @@ int run_cli(int argc, char** argv) {
     docs->group("");  // hidden: used by scripts/generate-docs and the docs check
     bool readme_table = false;
     docs->add_flag("--readme-table", readme_table, "Print the README's tool table instead");
+    bool warnings_doc = false;
+    docs->add_flag("--warnings", warnings_doc, "Print docs/warnings.md (every warning and flag id) instead");
     auto* list = app.add_subcommand("list-tools", "Print the MCP tools/list result as JSON");
     list->group("");
 
@@ -171,7 +174,7 @@ int run_cli(int argc, char** argv) {
         return run_mcp_server(std::cin, std::cout, opts);
     }
     if (docs->parsed()) {
-        std::cout << (readme_table ? tools_readme_table() : tools_markdown());
+        std::cout << (readme_table ? tools_readme_table() : warnings_doc ? findings_markdown() : tools_markdown());
         return 0;
     }
     if (list->parsed()) {

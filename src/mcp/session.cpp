@@ -66,7 +66,8 @@ const std::string& mcp_instructions() {
     static const std::string text =
         "hotkernel measures GPU kernels written in Python (PyTorch, Triton, CUDA extensions) in the user's own "
         "interpreter and keeps an honest record. Every result is one JSON object (structuredContent); read its "
-        "`warnings`. The loop:\n"
+        "`flags` (the result looks implausible) and `warnings` (read it with care): {id, message} items, the id "
+        "stable, the message ending with what to do. The loop:\n"
         "1. gpu_info: which card this is. new: scaffold <name>_baseline.py and <name>_candidate.py from the user's "
         "PyTorch function.\n"
         "2. bench the baseline; verify baseline vs the untouched candidate (expect 'inconclusive': that is the noise "

@@ -151,10 +151,7 @@ nsys_kern_sum parse_nsys_kern_sum(std::string_view text) {
         }
     }
     if (merged > 0)
-        out.warnings.push_back(fmt::format(
-            "{} kernel(s) appeared under several grid/block sizes (gpukernsum with GridXYZ); their rows were added up "
-            "and med_ns is left empty for them (a median cannot be combined)",
-            merged));
+        out.warnings.push_back(findings::kernel_rows_merged(merged));
     std::stable_sort(out.kernels.begin(), out.kernels.end(),
                      [](const nsys_kernel_row& a, const nsys_kernel_row& b) { return a.total_ns > b.total_ns; });
     return out;

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "report/findings.h"
+
 namespace hotkernel {
 
 struct nsys_kernel_row {
@@ -25,7 +27,7 @@ struct nsys_kern_sum {
     std::vector<nsys_kernel_row> kernels;   ///< heaviest first
     bool no_kernel_data = false;     ///< "... does not contain CUDA kernel data."
     bool found_header = false;
-    std::vector<std::string> warnings;
+    std::vector<finding> warnings;
 };
 
 nsys_kern_sum parse_nsys_kern_sum(std::string_view text);

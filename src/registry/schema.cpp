@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "util/strings.h"
 
 namespace hotkernel {
@@ -175,7 +176,9 @@ json validate_args(const tool_spec& tool, const json& args_in) {
 
 json call_tool(const tool_spec& tool, const json& args, tool_context& ctx) {
     const json valid = validate_args(tool, args);
-    return tool.handler(valid, ctx);
+    json result = tool.handler(valid, ctx);
+    normalize_findings(result);  // one shape for every result, whatever a handler still pushes
+    return result;
 }
 
 const tool_spec* find_tool(std::string_view name) {

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "report/findings.h"
+
 namespace hotkernel {
 namespace {
 
@@ -95,6 +97,18 @@ void render_object(std::ostringstream& out, const json& obj, const std::string& 
     }
 }
 
+/// `warnings` and `flags` ({id, message} items) read as their messages, as a list of strings does.
+json messages_of_findings(const json& result) {
+    json shown = result;
+    for (const char* key : {"warnings", "flags"}) {
+        if (!shown.contains(key) || !shown[key].is_array()) continue;
+        json messages = json::array();
+        for (const auto& f : shown[key]) messages.push_back(finding_message(f));
+        shown[key] = messages;
+    }
+    return shown;
+}
+
 }  // namespace
 
 std::string format_number(double v) {
@@ -111,7 +125,7 @@ std::string format_number(double v) {
 
 std::string render_text(const json& result, std::size_t max_rows) {
     std::ostringstream out;
-    if (result.is_object()) render_object(out, result, "", max_rows);
+    if (result.is_object()) render_object(out, messages_of_findings(result), "", max_rows);
     else out << scalar(result) << "\n";
     return out.str();
 }

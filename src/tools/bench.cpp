@@ -11,6 +11,7 @@
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "tools/run_params.h"
+#include "report/findings.h"
 #include "stats/summary.h"
 
 namespace hotkernel {
@@ -214,7 +215,7 @@ std::string bench_render(const json& r) {
     std::string samples;
     for (const auto& v : r["samples_ms"]) samples += (samples.empty() ? "" : " ") + fmt::format("{:.4g}", v.get<double>());
     out += "samples_ms: " + samples + "\n";
-    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     return out;
 }
 
@@ -269,7 +270,7 @@ tool_spec bench_tool() {
           {"roofline_inputs", {{"type", "object"}}},
           {"self_reported", {{"type", "boolean"}}},
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+          {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
     t.render = bench_render;
     return make_tool<bench_args>(std::move(t), bench_params(), bench_handler);

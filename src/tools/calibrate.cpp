@@ -12,6 +12,7 @@
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "store/results_store.h"
+#include "report/findings.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -87,10 +88,10 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
         throw tool_error("the calibration run gave no positive mem_gbs: " + tail_text(dump_line(m), 500));
 
     json warnings = json::array();
-    for (const auto& w : m.value("warnings", json::array())) warnings.push_back(w);
+    for (const auto& w : m.value("warnings", json::array()))  // the calibration script's notes, as strings
+        warnings.push_back(findings::calibration_note(w.is_string() ? w.get<std::string>() : dump_line(w)));
     if (m.contains("uuid") && m["uuid"].is_string() && m["uuid"].get<std::string>() != *g->uuid)
-        warnings.push_back(fmt::format("torch measured {} but nvidia-smi names GPU {} {}; check CUDA_VISIBLE_DEVICES",
-                                       m["uuid"].get<std::string>(), index, *g->uuid));
+        warnings.push_back(findings::gpu_uuid_mismatch(m["uuid"].get<std::string>(), index, *g->uuid));
 
     json cal{{"uuid", *g->uuid},
              {"gpu", g->name},
@@ -144,7 +145,7 @@ std::string calibrate_render(const json& r) {
                            r["graph_node_gap_us"].get<double>());
     out += "method: " + r.value("method", std::string()) + "\n";
     out += "cached at " + r.value("path", std::string()) + " (roofline uses it for attainable_ms_measured)\n";
-    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     return out;
 }
 
@@ -184,7 +185,7 @@ tool_spec calibrate_tool() {
           {"mem_pct_of_spec", {{"type", "number"}}},
           {"bf16_pct_of_spec", {{"type", "number"}}},
           {"details", {{"type", "object"}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+          {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
     t.render = calibrate_render;
     return make_tool<calibrate_args>(

@@ -12,6 +12,7 @@
 #include "nvidia/nvidia_tools.h"
 #include "parsers/sass.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "render/render.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -194,7 +195,7 @@ json limit_text(json& out, const std::vector<std::string>& lines, long long max_
     out["shown_lines"] = shown;
     out["truncated"] = shown < total;
     if (shown < total)
-        warnings.push_back(fmt::format("showing the first {} of {} lines; max_lines<=0 returns all of them", shown, total));
+        warnings.push_back(findings::listing_truncated(shown, total));
     return text;
 }
 
@@ -256,9 +257,7 @@ json handle(const disassemble_args& args, tool_context& ctx) {
         if (m.contains("target") && m["target"].is_object() && m["target"].contains("arch")) triton["target_arch"] = m["target"]["arch"];
         triton["matching_entries"] = matches.size();
         if (matches.size() > 1)
-            warnings.push_back(fmt::format("{} cache entries match '{}' (other specialisations or kernels); showing the "
-                                           "newest, {} in {}",
-                                           matches.size(), kernel, entry->name, entry->dir.string()));
+            warnings.push_back(findings::several_cache_entries(matches.size(), kernel, entry->name, entry->dir.string()));
     } else {
         file = target;
         std::error_code ec;
@@ -359,8 +358,7 @@ json handle(const disassemble_args& args, tool_context& ctx) {
         arch = *std::max_element(archs_available.begin(), archs_available.end(),
                                  [](const std::string& a, const std::string& b) { return arch_rank(a) < arch_rank(b); });
     if (archs_available.size() > 1)
-        warnings.push_back(fmt::format("fat binary with {} architectures; showing {} (pass arch to pick another)",
-                                       archs_available.size(), arch));
+        warnings.push_back(findings::fat_binary_arch(archs_available.size(), arch));
 
     // Registers and shared memory per function, from the same cuobjdump.
     std::map<std::string, resource_usage> resources;
@@ -424,15 +422,13 @@ json handle(const disassemble_args& args, tool_context& ctx) {
     out["registers"] = max_regs ? json(*max_regs) : json(nullptr);
     if (!triton.is_null()) out["triton"] = triton;
     if (ldl + stl > 0)
-        warnings.push_back(fmt::format("{} LDL / {} STL: the kernel uses local memory (register spills or a local array); "
-                                       "check 'ptxas -v' spill stores and cut live values or raise the register limit",
-                                       ldl, stl));
+        warnings.push_back(findings::local_memory_used(ldl, stl));
     if (load_bits > 0 && load_bits < 128)
-        warnings.push_back(fmt::format("widest global load is {}-bit: a memory-bound kernel usually wants 128-bit "
-                                       "(LDG.E.128) vectorised loads",
-                                       load_bits));
-    for (const auto& w : listing.tool_warnings)
-        if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) warnings.push_back(w);
+        warnings.push_back(findings::narrow_global_loads(load_bits));
+    for (const auto& w : listing.tool_warnings) {
+        const json f = findings::disassembler_warning(w);
+        if (std::find(warnings.begin(), warnings.end(), f) == warnings.end()) warnings.push_back(f);
+    }
     out["text"] = limit_text(out, lines, max_lines, warnings);
     out["warnings"] = warnings;
     return out;
@@ -473,7 +469,7 @@ tool_spec disassemble_tool() {
             {"required", {"ldl", "stl"}},
             {"properties", {{"ldl", {{"type", "integer"}}}, {"stl", {{"type", "integer"}}}}}}},
           {"text", {{"type", "string"}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"target", "file", "level", "instruction_count", "text", "warnings"}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
     t.render = [](const json& result) {

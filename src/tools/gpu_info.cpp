@@ -4,6 +4,7 @@
 #include "gpu/gpu_query.h"
 #include "gpu/spec_table.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "render/render.h"
 #include "util/strings.h"
 
@@ -11,7 +12,7 @@ namespace hotkernel {
 
 namespace {
 
-json gpu_json(const gpu_record& g, std::vector<std::string>& warnings) {
+json gpu_json(const gpu_record& g, std::vector<finding>& warnings) {
     json j = gpu_record_json(g);
     if (g.name.empty()) j["name"] = nullptr;
     j["compute_capability_source"] = g.compute_capability_source.empty() ? json(nullptr) : json(g.compute_capability_source);
@@ -34,23 +35,14 @@ json gpu_json(const gpu_record& g, std::vector<std::string>& warnings) {
             }
         }
         j["spec_reason"] = reason;
-        warnings.push_back(fmt::format("{}: {}; roofline needs a table entry: pass roofline --gpu with the "
-                                       "closest key, or add a row to data/gpu-specs.csv",
-                                       label, reason));
+        warnings.push_back(findings::gpu_not_in_spec_table(label, reason));
     }
     if (g.compute_capability_source == "spec table")
-        warnings.push_back(fmt::format("{}: this driver has no compute_cap query field (older than R510); "
-                                       "compute_capability {} comes from the spec table",
-                                       label, *g.compute_capability));
+        warnings.push_back(findings::compute_cap_from_spec_table(label, *g.compute_capability));
     else if (!g.compute_capability)
-        warnings.push_back(fmt::format("{}: compute capability unknown (the driver does not report it and the "
-                                       "GPU is not in the spec table); torch.cuda.get_device_capability() gives it",
-                                       label));
+        warnings.push_back(findings::compute_cap_unknown(label));
     if (g.mig_mode && to_lower(*g.mig_mode) == "enabled")
-        warnings.push_back(fmt::format("{}: MIG is enabled; a MIG instance has a fraction of the SMs and memory "
-                                       "bandwidth, so the spec-table peaks (whole GPU) overstate what a kernel "
-                                       "on one instance can reach",
-                                       label));
+        warnings.push_back(findings::mig_enabled(label));
     return j;
 }
 
@@ -62,7 +54,7 @@ json run(const gpu_info_args&, tool_context& ctx) {
         throw tool_error("nvidia-smi listed no GPU; check that the NVIDIA driver sees the card "
                          "(`nvidia-smi -L`) and, in a container, that it was started with GPU access");
     json result;
-    std::vector<std::string> warnings;
+    std::vector<finding> warnings;
     json list = json::array();
     for (const auto& g : gpus) list.push_back(gpu_json(g, warnings));
     result["count"] = list.size();
@@ -101,7 +93,7 @@ std::string render(const json& r) {
             out += "  spec: none (" + g.value("spec_reason", std::string("not in the table")) + ")\n";
         }
     }
-    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     return out;
 }
 
@@ -134,7 +126,7 @@ json output_schema() {
         {"properties",
          {{"count", {{"type", "integer"}}},
           {"gpus", {{"type", "array"}, {"items", gpu}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", json::array({"count", "gpus", "warnings"})},
     };
 }

@@ -9,6 +9,7 @@
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "scaffold/target_spec.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -60,7 +61,7 @@ std::string place_spec(const std::string& text, const char* what, const fs::path
 }
 
 /// The TARGET dict the scripts will hold, from validated options (no Python yet).
-json build_target(const new_args& args, const fs::path& out_dir, std::vector<std::string>& warnings) {
+json build_target(const new_args& args, const fs::path& out_dir, std::vector<finding>& warnings) {
     const std::string from_text = args.from;
     const callable_spec from = parse_callable_spec(from_text, "from");
 
@@ -141,11 +142,9 @@ json build_target(const new_args& args, const fs::path& out_dir, std::vector<std
     t["samples"] = 10;
     t["warmup_s"] = "auto";  // steady-state warm-up: see WARMUP_MIN_S in the contract
     t["timer"] = "auto";
-    if (rotate.empty()) warnings.push_back("rotate is empty: every timed call reads the same inputs, which stay in L2; "
-                                           "times will be optimistic for a memory-bound kernel");
+    if (rotate.empty()) warnings.push_back(findings::rotate_empty());
     if (t["flops"].is_null())
-        warnings.push_back("no flops given: roofline() can only place this kernel by its bytes; pass --flops (nominal "
-                           "flops per call) for a compute-bound kernel");
+        warnings.push_back(findings::no_flops());
     return t;
 }
 
@@ -215,7 +214,7 @@ std::string quote_arg(const std::string& s) {
 }
 
 json new_handler(const new_args& args, tool_context& ctx) {
-    std::vector<std::string> warnings;
+    std::vector<finding> warnings;
     std::error_code ec;
     fs::path out_dir = fs::absolute(args.out_dir).lexically_normal();
     if (!out_dir.has_filename() && out_dir.has_parent_path()) out_dir = out_dir.parent_path();  // "dir/" -> "dir"
@@ -255,8 +254,7 @@ json new_handler(const new_args& args, tool_context& ctx) {
             throw tool_error(fmt::format("{} exists and differs from what new would write (it was edited, or the target "
                                          "changed); move it away or pass --force to replace it",
                                          p.string()));
-        warnings.push_back(fmt::format("replaced {}, which differed from what new writes{}", p.string(),
-                                       protect ? " (--force)" : ""));
+        warnings.push_back(findings::file_replaced(p.string(), protect));
         return true;
     };
     const bool w_candidate = plan(candidate_path, candidate_text, true);
@@ -280,8 +278,7 @@ json new_handler(const new_args& args, tool_context& ctx) {
         fmt::format("hotkernel verify {} {}{}", quote_arg(shown(baseline_path)), quote_arg(shown(candidate_path)), py_flag),
     });
     if (probe.value("device", "") == "cpu" && args.device == "auto")
-        warnings.push_back(fmt::format("torch in {} sees no CUDA GPU: the scripts will run and time on the CPU here",
-                                       python));
+        warnings.push_back(findings::cpu_only_python(python));
 
     json result;
     result["name"] = name;
@@ -328,7 +325,7 @@ std::string new_render(const json& r) {
         out += "fork server: warm already, " + f.value("note", std::string()) + "\n";
     else if (f.contains("reason"))
         out += "fork server: not started (" + f.value("reason", std::string()) + ")\n";
-    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     return out;
 }
 
@@ -375,7 +372,7 @@ tool_spec new_tool() {
               {"already_running", {{"type", "boolean"}}},
               {"note", {{"type", "string"}}},
               {"reason", {{"type", "string"}}}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+          {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
     t.render = new_render;
     return make_tool<new_args>(

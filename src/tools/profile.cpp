@@ -13,6 +13,7 @@
 #include "parsers/nsys_csv.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "util/strings.h"
@@ -146,11 +147,10 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
     if (!run.ok())
-        warnings.push_back("the profiled command " + run.describe() + "; the kernels it ran before that are shown");
-    for (const auto& e : live.errors) warnings.push_back("ncu: " + e);
+        warnings.push_back(findings::profiled_command_failed(run.describe(), true));
+    for (const auto& e : live.errors) warnings.push_back(findings::profiler_error("ncu", e));
     if (args.clock_control == "none")
-        warnings.push_back("clocks were not locked (--clock-control none): durations are at the card's own boost clock, "
-                           "as in real runs");
+        warnings.push_back(findings::clocks_not_locked());
     out["warnings"] = warnings;
     out["program_output_tail"] = tail_text(run.stdout_text, 1000);
     return out;
@@ -242,9 +242,9 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
     for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
     if (summary.no_kernel_data || summary.kernels.empty())
-        warnings.push_back("the report holds no CUDA kernel data: the command launched no kernel under nsys");
-    for (const auto& w : summary.warnings) warnings.push_back(w);
-    if (!run.ok()) warnings.push_back("the profiled command " + run.describe());
+        warnings.push_back(findings::no_kernel_data(true));
+    for (const finding& f : summary.warnings) warnings.push_back(f);
+    if (!run.ok()) warnings.push_back(findings::profiled_command_failed(run.describe(), false));
     out["warnings"] = warnings;
     out["program_output_tail"] = tail_text(run.stdout_text, 1000);
     return out;
@@ -285,7 +285,7 @@ tool_spec profile_tool() {
           {"csv_path", {{"type", "string"}}},
           {"command", {{"type", "array"}, {"items", {{"type", "string"}}}}},
           {"kernels", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"tool", "report_path", "csv_path", "kernels", "warnings"}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
     return make_tool<profile_args>(

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "store/results_store.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -61,9 +62,7 @@ json record_handler(const record_args& args, tool_context& ctx) {
     for (const auto& s : o.skipped) skipped.push_back(json{{"file", s.rel_path}, {"reason", s.reason}});
     json warnings = json::array();
     if (!o.skipped.empty())
-        warnings.push_back(fmt::format("{} file(s) under {} are not hotkernel results and were left out of the "
-                                       "leaderboard (see skipped); move them out of the results folder",
-                                       o.skipped.size(), results_dir.string()));
+        warnings.push_back(findings::results_skipped(o.skipped.size(), results_dir.string()));
     return json{{"file", o.file.string()},
                 {"target", o.target},
                 {"verdict", result["verdict"]},
@@ -103,7 +102,7 @@ tool_spec record_tool() {
           {"rows", {{"type", "integer"}}},
           {"sections", {{"type", "integer"}}},
           {"skipped", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+          {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
     return make_tool<record_args>(
         std::move(t),

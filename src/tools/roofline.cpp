@@ -8,6 +8,7 @@
 #include "gpu/roofline.h"
 #include "gpu/spec_table.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "util/strings.h"
 
 namespace hotkernel {
@@ -108,7 +109,7 @@ json run(const roofline_args& args, tool_context& ctx) {
         throw tool_error(fmt::format("the spec table has no memory bandwidth for {}; add it to data/gpu-specs.csv",
                                      spec.key));
 
-    std::vector<std::string> warnings;
+    std::vector<finding> warnings;
     std::optional<double> measured;
     std::string measured_source;
     if (args.measured_mem_gbs) {
@@ -126,7 +127,7 @@ json run(const roofline_args& args, tool_context& ctx) {
                                               cal->value("method", std::string("unknown")));
             }
         } catch (const tool_error& e) {
-            warnings.push_back(e.what());
+            warnings.push_back(findings::calibration_unreadable(e.what()));
         }
     }
 
@@ -154,14 +155,11 @@ json run(const roofline_args& args, tool_context& ctx) {
         out["measured_mem_gbs_source"] = measured_source;
         out["attainable_ms_measured"] = *r.attainable_ms_measured;
         if (*measured > *spec.mem_gbs * 1.05)
-            warnings.push_back(fmt::format("measured_mem_gbs {:g} is above the datasheet peak {:g} GB/s; check how it "
-                                           "was measured (count bytes read plus written once, and make sure the "
-                                           "buffers do not fit in L2)",
-                                           *measured, *spec.mem_gbs));
+            warnings.push_back(findings::measured_above_peak(*measured, *spec.mem_gbs));
     }
-    if (dtype == "int8") warnings.push_back("int8 peaks are in TOPS (integer ops), reported under peak_tflops");
+    if (dtype == "int8") warnings.push_back(findings::int8_peaks_in_tops());
     if ((g.mig_mode && to_lower(*g.mig_mode) == "enabled") || is_mig_name(g.name))
-        warnings.push_back("MIG is enabled on this GPU; the peaks are for the whole GPU and overstate one instance");
+        warnings.push_back(findings::mig_enabled(g.name));
     out["source"] = spec.source;
     out["warnings"] = warnings;
     return out;
@@ -191,7 +189,7 @@ json output_schema() {
           {"attainable_ms_measured",
            {{"type", "number"}, {"description", "max(flops/peak, bytes/measured bandwidth): the realistic floor"}}},
           {"source", {{"type", "string"}, {"description", "datasheet sources of the spec row (S-tags)"}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", json::array({"gpu", "spec_key", "dtype", "peak_tflops", "peak_mem_gbs", "arithmetic_intensity",
                                   "ridge_point", "bound", "attainable_tflops", "attainable_ms", "source", "warnings"})},
     };

@@ -8,6 +8,7 @@
 #include "parsers/ncu_csv.h"
 #include "parsers/nsys_csv.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -64,9 +65,8 @@ json handle(const top_kernels_args& args, tool_context& ctx) {
         bool any_throughput = false;
         for (const auto& l : rep.launches) any_throughput = any_throughput || l.sm_throughput_pct || l.dram_throughput_pct;
         if (!any_throughput)
-            warnings.push_back("no SpeedOfLight throughput metrics in this CSV, so no bound can be given; profile with "
-                               "the default section set (or --section SpeedOfLight)");
-        for (const auto& e : rep.errors) warnings.push_back("ncu: " + e);
+            warnings.push_back(findings::no_speed_of_light());
+        for (const auto& e : rep.errors) warnings.push_back(findings::profiler_error("ncu", e));
     } else {
         const nsys_kern_sum s = parse_nsys_kern_sum(text);
         if (!s.found_header) {
@@ -74,7 +74,7 @@ json handle(const top_kernels_args& args, tool_context& ctx) {
                 out["generation"] = "";
                 out["kernel_count"] = 0;
                 out["kernels"] = json::array();
-                warnings.push_back("the report holds no CUDA kernel data: the profiled command launched no kernel");
+                warnings.push_back(findings::no_kernel_data(false));
                 out["warnings"] = warnings;
                 return out;
             }
@@ -85,7 +85,7 @@ json handle(const top_kernels_args& args, tool_context& ctx) {
         }
         json table = nsys_kernel_table(s, n);
         for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
-        for (const auto& w : s.warnings) warnings.push_back(w);
+        for (const finding& f : s.warnings) warnings.push_back(f);
     }
     out["warnings"] = warnings;
     return out;
@@ -109,7 +109,7 @@ tool_spec top_kernels_tool() {
          {{"csv", {{"type", "string"}}},
           {"tool", {{"type", "string"}}},
           {"kernels", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"csv", "tool", "kernels", "warnings"}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
     return make_tool<top_kernels_args>(

@@ -6,6 +6,7 @@
 
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "report/findings.h"
 #include "render/render.h"
 #include "util/strings.h"
 
@@ -72,11 +73,10 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
     for (auto it = r.begin(); it != r.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
     if (!r.value("cuda_available", false))
-        warnings.push_back("no GPU kernels were recorded because torch sees no CUDA device; run on a GPU machine for kernels");
+        warnings.push_back(findings::no_gpu_kernels_recorded());
     else if (r.value("kernel_count", 0) == 0)
-        warnings.push_back("CUDA is available but no kernel ran under the profiler: does the script call the code at import "
-                           "time, under if __name__ == '__main__'?");
-    if (!res.ok()) warnings.push_back("the runner " + res.describe(timeout_s) + " after writing its result");
+        warnings.push_back(findings::no_kernel_ran());
+    if (!res.ok()) warnings.push_back(findings::runner_exit_after_result(res.describe(timeout_s)));
     out["warnings"] = warnings;
     // The script's own prints went to stderr (stdout is redirected there by the runner).
     out["script_output_tail"] = tail_text(res.stderr_text, 1500);
@@ -129,7 +129,7 @@ tool_spec torch_profile_tool() {
           {"ops", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"ignored_rows", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"note", {{"type", "string"}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"script", "kernels", "ops", "warnings"}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
     t.render = [](const json& result) {

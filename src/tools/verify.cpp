@@ -20,6 +20,7 @@
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "tools/run_params.h"
+#include "report/findings.h"
 #include "stats/paired.h"
 #include "stats/stopping.h"
 #include "stats/summary.h"
@@ -346,8 +347,8 @@ std::string verify_render(const json& r) {
     const json& m = r["measurement"];
     out += fmt::format("gpu:       {}\n", m["gpu"].is_object() ? m["gpu"].value("name", "?") : "none (" + m.value("gpu_note", std::string()) + ")");
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
-    for (const auto& f : r["flags"]) out += "FLAG: " + f.value("message", "") + "\n";
-    for (const auto& w : r["warnings"]) out += "warning: " + w.get<std::string>() + "\n";
+    for (const auto& f : r["flags"]) out += "FLAG: " + finding_message(f) + "\n";
+    for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     out += "record it: hotkernel verify ... --json-out verify.json, then hotkernel record --result verify.json --note '...' "
            "--who '...'\n";
     return out;
@@ -425,8 +426,8 @@ tool_spec verify_tool() {
           {"baseline", side},
           {"candidate", side},
           {"roofline_inputs", {{"type", "object"}}},
-          {"flags", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-          {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"flags", findings_schema(finding_kind::flag)},
+          {"warnings", findings_schema(finding_kind::warning)},
           {"measurement", {{"type", "object"}}},
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};

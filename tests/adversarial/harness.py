@@ -162,7 +162,7 @@ def outcome(rc, res, err):
     """One word for the table: incorrect, invalid, flagged(...), faster, slower, inconclusive, error."""
     if res is None:
         return "error: " + (err.strip().splitlines() or ["?"])[-1][:160]
-    flags = [f.get("flag", "?") for f in res.get("flags", [])]
+    flags = [f.get("id", "?") for f in res.get("flags", [])]
     v = res.get("verdict")
     return v + ("" if not flags else " flagged(%s)" % ",".join(sorted(set(flags))))
 

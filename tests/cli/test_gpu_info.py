@@ -90,7 +90,7 @@ def test_several_gpus_one_unknown_to_the_table(tmp_path):
     unknown = r["gpus"][3]
     assert unknown["name"] == "NVIDIA RTX A2000 12GB"
     assert "not in the spec table" in unknown["spec_reason"]
-    assert any(w.startswith("GPU 3:") for w in r["warnings"])
+    assert any(w["id"] == "gpu_not_in_spec_table" and w["message"].startswith("GPU 3:") for w in r["warnings"])
 
 
 def test_old_driver_without_compute_cap(tmp_path):
@@ -104,7 +104,7 @@ def test_old_driver_without_compute_cap(tmp_path):
     assert g["compute_capability"] == "8.0"
     assert g["compute_capability_source"] == "spec table"
     assert g["spec"]["key"] == "a100_sxm4_40gb"
-    assert any("compute_cap" in w for w in json.loads(out)["warnings"])
+    assert any(w["id"] == "compute_cap_from_spec_table" for w in json.loads(out)["warnings"])
 
 
 def test_not_available_values_are_null(tmp_path):
@@ -126,7 +126,7 @@ def test_mig_enabled(tmp_path):
     g = r["gpus"][0]
     assert g["mig_mode"] == "Enabled"
     assert g["spec"]["key"] == "a100_sxm4_80gb"
-    assert any("MIG is enabled" in w for w in r["warnings"])
+    assert any(w["id"] == "mig_enabled" and "MIG is enabled" in w["message"] for w in r["warnings"])
 
 
 def test_failing_driver(tmp_path):

@@ -243,7 +243,7 @@ def test_top_kernels_errors(tmp_path):
     rc, _, _, err = hk("top-kernels", str(junk), "--tool", "ncu")
     assert rc == 1 and "no ncu kernel rows" in err
     rc, r, _, _ = hk("--json", "top-kernels", str(FIX / "formats" / "nsys-no-kernel-data.txt"), "--tool", "nsys")
-    assert rc == 0 and r["kernels"] == [] and "no CUDA kernel data" in r["warnings"][0]
+    assert rc == 0 and r["kernels"] == [] and r["warnings"][0]["id"] == "no_kernel_data"
 
 
 # ----------------------------------------------------------------------------- disassemble
@@ -302,7 +302,7 @@ def test_disassemble_triton_cache_entry(tmp_path):
     assert r["instruction_count"] == 207
     assert {m["opcode"]: m["count"] for m in r["instruction_mix"]}["SHFL"] == 14
     assert r["file"].endswith(f"{TRITON_ENTRY}/softmax_kernel.cubin")
-    assert any("switching to Old format" in w for w in r["warnings"])
+    assert any(w["id"] == "disassembler_warning" and "switching to Old format" in w["message"] for w in r["warnings"])
 
 
 @needs_cuobjdump

@@ -75,7 +75,7 @@ def test_bench_warns_about_noise_and_failed_checks(tmp_path):
     s = write_script(tmp_path, "noisy.py", sd=0.3, ok="run != 2")
     out = hk_json("bench", s, "--n", "4")
     assert out["ok"] is False
-    text = " ".join(out["warnings"])
+    text = " ".join(w["message"] for w in out["warnings"])
     assert "run(s) 2 printed ok=false" in text
     assert "cv" in text
 
@@ -85,8 +85,8 @@ def test_profile_check_is_the_harness_s_own_and_says_when_it_could_not_run(tmp_p
     s = write_script(tmp_path, "k.py", extra='line["profile_check"] = {"ms_over_span": 1.0, "span_per_call_ms": 1.0}')
     out = hk_json("bench", s, "--n", "2", "--profile-check")
     assert "profile_check" not in out
-    assert any("profile_check needs the trusted runner" in w for w in out["warnings"])
-    assert not any("profile_check" in w for w in hk_json("bench", s, "--n", "2")["warnings"])
+    assert any("profile_check needs the trusted runner" in w["message"] for w in out["warnings"])
+    assert not any("profile_check" in w["message"] for w in hk_json("bench", s, "--n", "2")["warnings"])
 
 
 def verdict_of(base, cand, n=10, warmup=0, trial=0, *extra):
@@ -318,7 +318,7 @@ def test_corrupt_file_is_skipped_and_named(tmp_path, verify_json):
     assert skipped == {"gelu/20260101T000000Z-dead.json": "not valid JSON", "notes.txt": "not a .json file"}
     assert out["rows"] == 1
     assert "20260101T000000Z-dead.json" in read_board(tmp_path)
-    assert out["warnings"]
+    assert [w["id"] for w in out["warnings"]] == ["results_skipped"]
 
 
 def test_read_only_results_dir_is_a_clear_error_and_keeps_earlier_results(verify_json):

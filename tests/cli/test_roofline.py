@@ -127,7 +127,7 @@ def test_calibration_cache_supplies_measured_bandwidth(tmp_path):
     cal.write_text("{oops")
     r = roofline(*flags(MEMORY), tmp_path=tmp_path)
     assert "attainable_ms_measured" not in r
-    assert any("not valid JSON" in w for w in r["warnings"])
+    assert any(w["id"] == "calibration_unreadable" and "not valid JSON" in w["message"] for w in r["warnings"])
 
 
 def test_index_into_several_gpus(tmp_path):
@@ -149,10 +149,10 @@ def test_gpu_by_name_or_key_case_insensitive(name, key):
 
 def test_mig_instance_warns_that_peaks_are_for_the_whole_gpu(tmp_path):
     r = roofline("--gpu", "NVIDIA A100-SXM4-40GB MIG 1g.5gb", *flags(COMPUTE), "--dtype", "fp16", fake=False)
-    assert any("MIG" in w for w in r["warnings"])
+    assert any(w["id"] == "mig_enabled" for w in r["warnings"])
     r = roofline(*flags(COMPUTE), "--dtype", "fp16", scenario="mig", tmp_path=tmp_path)
-    assert r["spec_key"] == "a100_sxm4_80gb" and any("MIG" in w for w in r["warnings"])
-    assert not any("MIG" in w for w in roofline("--gpu", "h200", *flags(COMPUTE), fake=False)["warnings"])
+    assert r["spec_key"] == "a100_sxm4_80gb" and any(w["id"] == "mig_enabled" for w in r["warnings"])
+    assert not any(w["id"] == "mig_enabled" for w in roofline("--gpu", "h200", *flags(COMPUTE), fake=False)["warnings"])
 
 
 def test_every_dtype_the_card_has():

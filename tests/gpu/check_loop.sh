@@ -59,9 +59,9 @@ print(f"  clocks before {m['clocks_before']}")
 print(f"  clocks after  {m['clocks_after']}")
 print(f"  versions {m['versions']}  roofline {v.get('roofline')}")
 for f in v["flags"]:
-    print(f"  FLAG {f['flag']}: {f['message']}")
+    print(f"  FLAG {f['id']}: {f['message']}")
 for w in v["warnings"]:
-    print(f"  warning: {w}")
+    print(f"  warning {w['id']}: {w['message']}")
 print("leaderboard row:")
 print(r["row"])
 ok = v["verdict"] == "faster" and m["gpu"] is not None and m["clocks_before"].get("sm_clock_mhz") is not None

@@ -66,7 +66,7 @@ def test_rerun_keeps_unedited_and_refuses_edited_candidate(py, work):
     rc, res, err = hk_new(py, *args, "--force", cwd=work)
     assert rc == 0, err
     assert str(cand) in res["written"] and "_baseline(x) + 0" not in cand.read_text()
-    assert any("--force" in w for w in res["warnings"])
+    assert any(w["id"] == "file_replaced" and "--force" in w["message"] for w in res["warnings"])
 
 
 def test_scaffold_from_local_file_into_subfolder(py, work):
@@ -198,7 +198,7 @@ def test_trusted_bench_reports_where_each_run_went_and_what_it_could_not_profile
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["trusted"] is True and "profile_check" not in out
-    assert any("no run reported a profile of its timed graph" in w for w in out["warnings"])  # CPU: no graph
+    assert any("no run reported a profile of its timed graph" in w["message"] for w in out["warnings"])  # CPU: no graph
     for run in out["runs"]:
         ph = run["line"]["phases_s"]
         assert {"prepare", "check", "warmup", "timing_and_checks", "in_runner"} <= set(ph)

@@ -55,6 +55,7 @@ TEST(nsys_csv, middle_generation_rows_per_grid_block_are_added_up) {
     EXPECT_NEAR(*k.stddev_ns, 441.59, 0.01);  // pooled over both groups
     EXPECT_DOUBLE_EQ(k.time_pct, 90.0);
     ASSERT_EQ(s.warnings.size(), 1u);
+    EXPECT_EQ(s.warnings[0].id, finding_id::kernel_rows_merged);
 }
 
 TEST(nsys_csv, merged_instance_counts_saturate_instead_of_overflowing) {

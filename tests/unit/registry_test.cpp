@@ -151,8 +151,9 @@ TEST(registry, no_summary_repeats_its_default_or_bounds_by_hand) {
             const std::string where = t.name + "." + p.name;
             EXPECT_FALSE(contains_ci(p.summary, "(default")) << where << ": " << p.summary;
             EXPECT_FALSE(contains_ci(p.summary, "default ")) << where << ": the default is rendered from default_value";
-            if (p.minimum && p.maximum)
+            if (p.minimum && p.maximum) {
                 EXPECT_FALSE(contains_ci(p.summary, fmt::format("{}..{}", *p.minimum, *p.maximum))) << where;
+            }
             const std::string d = param_description(p);
             const auto first = d.find("Default ");
             if (p.default_value.is_null()) {

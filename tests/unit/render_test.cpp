@@ -28,3 +28,14 @@ TEST(render, long_tables_are_cut_with_a_pointer_to_json) {
     std::string text = render_text(json{{"rows", rows}}, 10);
     EXPECT_NE(text.find("40 more rows"), std::string::npos);
 }
+
+TEST(render, warnings_and_flags_read_as_their_messages) {
+    json ids = {{"warnings", json::array({{{"id", "single_run"}, {"message", "n = 1: use n >= 2"}},
+                                          {{"id", "no_flops"}, {"message", "pass --flops"}}})},
+                {"flags", json::array()}};
+    json strings = {{"warnings", json::array({"n = 1: use n >= 2", "pass --flops"})}, {"flags", json::array()}};
+    const std::string text = render_text(ids);
+    EXPECT_EQ(text, render_text(strings));
+    EXPECT_NE(text.find("warnings  n = 1: use n >= 2, pass --flops"), std::string::npos) << text;
+    EXPECT_EQ(text.find("single_run"), std::string::npos) << text;
+}

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 
+#include "report/findings.h"
 #include "store/results_store.h"
 #include "util/errors.h"
 #include "util/files.h"
@@ -53,6 +54,39 @@ TEST_F(store_fixture, record_writes_the_file_and_the_leaderboard) {
     std::vector<skipped_file> s;
     scan_results(results, e, s);
     EXPECT_EQ(render_leaderboard(e, s, results.generic_string() + "/"), text);
+}
+
+// A result file recorded before warnings and flags carried ids (bare strings, {flag, message})
+// still gives the LEADERBOARD.md the binary that wrote it gave, and so does its new shape.
+TEST_F(store_fixture, a_result_file_of_the_older_findings_shape_regenerates_the_same_leaderboard) {
+    const fs::path fixture = fs::path(HOTKERNEL_FIXTURES) / "results-format1";
+    fs::copy(fixture / "results", results, fs::copy_options::recursive);
+    const std::string expected = read_file(fixture / "LEADERBOARD.md");
+    std::vector<result_entry> e;
+    std::vector<skipped_file> s;
+    scan_results(results, e, s);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_TRUE(s.empty());
+    const json& old = e[0].doc["result"];
+    ASSERT_TRUE(old["warnings"][0].is_string()) << "the fixture must keep the older shape";
+    ASSERT_EQ(old["flags"][0].value("flag", ""), "speedup_over_10x");
+    EXPECT_EQ(render_leaderboard(e, s, "results/"), expected);
+
+    std::vector<result_entry> renewed = e;
+    normalize_findings(renewed[0].doc["result"]);
+    EXPECT_EQ(renewed[0].doc["result"]["flags"][0]["id"], "speedup_over_10x");
+    EXPECT_EQ(render_leaderboard(renewed, s, "results/"), expected);
+
+    // Recording a new-shape result beside it leaves the old row as it was.
+    json fresh = verify_result("faster", 1.25, "cand");
+    fresh["warnings"] = json::array({json(findings::single_run())});
+    fresh["flags"] = json::array();
+    auto o = record_result(fresh, "new", "me", results, board, "2026-12-01T10:00:00Z");
+    EXPECT_EQ(o.rows, 2u);
+    const std::size_t at = expected.find("| 1 | 19.940×");
+    ASSERT_NE(at, std::string::npos);
+    const std::string old_row = expected.substr(at, expected.find('\n', at) - at);
+    EXPECT_NE(read_file(board).find(old_row + "\n| 2 | 1.250×"), std::string::npos) << read_file(board);
 }
 
 TEST_F(store_fixture, corrupt_and_foreign_files_are_skipped_and_named) {

@@ -5,6 +5,7 @@
 #include <limits>
 #include <random>
 
+#include "report/findings.h"
 #include "stats/summary.h"
 #include "stats/verdict.h"
 
@@ -166,13 +167,13 @@ TEST(compare_runs, implausible_results_are_flagged) {
     auto fast = compare_runs(pairs({20, 20.1, 19.9}, {1, 1.01, 0.99}));
     EXPECT_EQ(fast["verdict"], "faster");
     ASSERT_FALSE(fast["flags"].empty());
-    EXPECT_EQ(fast["flags"][0]["flag"], "speedup_over_10x");
+    EXPECT_EQ(finding_id_of(fast["flags"][0]), "speedup_over_10x");
 
     auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
     in.candidate[0].ms = 500;  // 500 ms x 10 iters = 5 s in a process that lived 1 s
     auto wall = compare_runs(in);
     bool seen = false;
-    for (const auto& f : wall["flags"]) seen |= f["flag"] == "reported_time_exceeds_wall";
+    for (const auto& f : wall["flags"]) seen |= finding_id_of(f) == "reported_time_exceeds_wall";
     EXPECT_TRUE(seen) << wall["flags"].dump();
 }
 
