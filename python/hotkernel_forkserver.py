@@ -1,13 +1,12 @@
 # Warm fork server: imports torch (and triton, the contract) once without initialising CUDA,
 # then forks a fresh child per run that executes a script exactly as `python script.py` would.
 #
-# Started by hotkernel (src/measure/warm_launcher.cpp) as `python hotkernel_forkserver.py`
-# with HOTKERNEL_RESULT_FD naming a private pipe. Protocol, one JSON object per line:
-#   server -> hotkernel (on the private pipe): {"event": "ready", ...} once, then one answer
-#     per request: {"event": "done", ...} or {"event": "refused", "reason": ...}.
-#   hotkernel -> server (on stdin): {"id", "script", "argv", "env_set", "env_unset", "cwd",
-#     "stdin_b64", "result_channel", "result_fd_env", "timeout_s", "kill_grace_s",
-#     "max_capture_bytes", "role", "index"}; or {"op": "ping"} / {"op": "quit"}.
+# The other half of the C++ client (the forking runner in src/measure/warm_launcher.cpp, its
+# codec in src/process/fork_protocol.cpp). Started by hotkernel as
+# `python hotkernel_forkserver.py` with HOTKERNEL_RESULT_FD naming a private pipe. The wire
+# protocol (one JSON object per line each way: a ready line, then a request and its answer per
+# run) is written down once, in src/process/fork_protocol.h; a recorded transcript
+# (tests/fixtures/fork_protocol/) is replayed against both halves.
 # Kept mode (HOTKERNEL_FORKSERVER_SOCKET=<path>): started detached by hotkernel, the server
 # listens on that Unix socket instead, serves one connection at a time (same protocol, both
 # directions on the socket, a ready line per connection) and outlives the hotkernel that

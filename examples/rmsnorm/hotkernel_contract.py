@@ -449,7 +449,7 @@ def tensor_bytes(t):
 # Inputs
 # ---------------------------------------------------------------------------------------------
 
-def _generator(device, seed):
+def seeded_generator(device, seed):
     g = torch.Generator(device=torch.device(device).type if str(device).startswith("cuda") else "cpu")
     g.manual_seed(int(seed))
     return g
@@ -493,7 +493,7 @@ def make_inputs(target, seed=None, device=None, derive_fn=None):
     device = resolve_device(device or target.device)
     if target.derive and derive_fn is None:
         derive_fn = load_callable(target.derive, target.base_dir)
-    gen = _generator(device, target.seed if seed is None else seed)
+    gen = seeded_generator(device, target.seed if seed is None else seed)
     return derive_inputs(target, make_raw_inputs(target, gen, device), derive_fn)
 
 
@@ -502,7 +502,7 @@ def make_input_sets(target, seed, device, k, derive_fn=None):
 
     Rotated inputs are redrawn for every timed set; the others are drawn once and shared.
     """
-    gen = _generator(device, seed)
+    gen = seeded_generator(device, seed)
     check_set = derive_inputs(target, make_raw_inputs(target, gen, device), derive_fn)
     return check_set, make_timed_sets(target, gen, device, k, derive_fn)
 
@@ -719,7 +719,7 @@ def check_quick(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
 # output, which the session checks against the reference of the set it was computed from.
 # ---------------------------------------------------------------------------------------------
 
-def _cycle(sets, n):
+def cycle(sets, n):
     return [sets[j % len(sets)] for j in range(n)]
 
 
@@ -984,7 +984,7 @@ def time_cuda_graph(fn, sets, calls, samples, clock=None):
     an op (a captured device copy ran on the copy engine at 2/3 of eager bandwidth), so the timer
     name is reported and compared.
     """
-    order = _cycle(sets, calls)
+    order = cycle(sets, calls)
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # allocator and lazy init warmed on a side stream, as torch advises
@@ -1032,7 +1032,7 @@ def time_cuda_graph(fn, sets, calls, samples, clock=None):
 def time_cuda_events(fn, sets, calls, samples):
     """Fallback: an event pair around every call; a sample is the mean of `calls` per-call times.
     Honest for kernels above ~50 us; launch overhead inflates tiny ones (32 us for 2.8 us)."""
-    order = _cycle(sets, calls)
+    order = cycle(sets, calls)
     out = []
     last = None
     for _ in range(samples):
@@ -1048,7 +1048,7 @@ def time_cuda_events(fn, sets, calls, samples):
 
 def time_cpu(fn, sets, calls, samples):
     """perf_counter around `calls` calls cycling over the sets; one sample per block."""
-    order = _cycle(sets, calls)
+    order = cycle(sets, calls)
     out = []
     last = None
     for _ in range(samples):
@@ -1098,7 +1098,7 @@ class Session:
 
         # Check set first, so the output specs and bytes per call are known before choosing K;
         # the timed sets continue from the same generator (fresh draws, distinct from the check's).
-        gen = _generator(self.device, self.seed)
+        gen = seeded_generator(self.device, self.seed)
         self.check_inputs = derive_inputs(t, make_raw_inputs(t, gen, self.device), self.derive_fn)
         self.check_ref = reference_outputs(t, self.check_inputs, self.baseline_fn, self.reference_fn)
         self.expected = self._expected_specs(self.check_inputs)
@@ -1196,7 +1196,7 @@ class Session:
                     raise StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 first = self._check(out, self.check_ref)
                 del out
-                res["error"] = _error_fields(first)
+                res["error"] = error_fields(first)
                 res["checked"].append("check_set")
                 sync = self._sync
                 marks = []
@@ -1226,11 +1226,11 @@ class Session:
             res["status"] = "incorrect"
             where = "check call" if failed is first else "last timed call"
             res["reason"] = "%s: %s" % (where, failed["reason"])
-            res["error"] = _error_fields(failed)
+            res["error"] = error_fields(failed)
         else:
             res["status"] = "ok"
             res["ok"] = True
-            res["error"] = _error_fields(first if first["tol_used"] >= timed["tol_used"] else timed)
+            res["error"] = error_fields(first if first["tol_used"] >= timed["tol_used"] else timed)
         return res
 
     def _time(self, fn):
@@ -1292,7 +1292,7 @@ def _elsize(dtype):
     return torch.empty((), dtype=dtype).element_size()
 
 
-def _error_fields(c):
+def error_fields(c):
     return {"max_abs": c.get("max_abs"), "rel": c.get("rel"), "atol": c.get("atol"), "rtol": c.get("rtol"),
             "scale": c.get("scale"), "tol_used": c.get("tol_used")}
 
@@ -1402,7 +1402,7 @@ def run_file(path, role="candidate", result_fd=None, nonce=None, target_from=Non
             # The script's `import hotkernel_contract` must get this module, not a vendored copy.
             sys.modules["hotkernel_contract"] = sys.modules[__name__]
             try:
-                fn = _load_kernel(path)
+                fn = load_kernel(path)
             except StageError as e:
                 result = error_result(target, role, e)
             else:
@@ -1412,7 +1412,7 @@ def run_file(path, role="candidate", result_fd=None, nonce=None, target_from=Non
     return result
 
 
-def _load_kernel(path):
+def load_kernel(path):
     folder = os.path.dirname(path)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -1428,6 +1428,10 @@ def _load_kernel(path):
     if not callable(fn):
         raise StageError("function", "%s defines no function `kernel`" % path)
     return fn
+
+
+# Their names before other modules used them (bench/ probes still do).
+_cycle, _generator, _error_fields, _load_kernel = cycle, seeded_generator, error_fields, load_kernel
 
 
 def _cli(argv):

@@ -11,6 +11,7 @@
 
 #include "cli/docs.h"
 #include "mcp/server.h"
+#include "process/fake_runner.h"
 #include "registry/tool.h"
 #include "render/render.h"
 #include "report/findings.h"
@@ -192,9 +193,17 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
 
+    // HOTKERNEL_FAKE_RUNNER: a scripted runner instead of real processes (tests; process/fake_runner.h).
+    std::unique_ptr<process_runner> fake;
+    try {
+        fake = fake_runner_from_env();
+    } catch (const tool_error& e) {
+        std::cerr << "hotkernel: error: " << e.what() << "\n";
+        return static_cast<int>(exit_status::tool_failed);
+    }
     posix_runner runner;
     tool_context ctx;
-    ctx.runner = &runner;
+    ctx.runner = fake ? fake.get() : &runner;
     ctx.python = python;
     ctx.progress = [name = to_kebab(tool->name)](double done, double total, const std::string& msg) { draw_progress(name, done, total, msg); };
     ctx.log = [](const std::string& line) { std::cerr << line << "\n"; };

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "mcp/server.h"
-#include "measure/warm_launcher.h"
+#include "process/posix_io.h"
 
 namespace hotkernel {
 namespace {
@@ -25,20 +25,6 @@ constexpr auto shutdown_wait = std::chrono::seconds(5);  // > the runner's 2 s S
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
-
-/// Writes all of `s` to fd, retrying short writes; false once the reader has gone.
-bool write_all(int fd, const std::string& s) {
-    std::size_t off = 0;
-    while (off < s.size()) {
-        const ssize_t n = ::write(fd, s.data() + off, s.size() - off);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return false;
-        }
-        off += static_cast<std::size_t>(n);
-    }
-    return true;
-}
 
 /// Feeds complete lines to the session; drops (and reports) a line longer than the cap.
 class line_splitter {
@@ -98,13 +84,6 @@ int run_mcp_server(std::istream& in, std::ostream& out, const mcp_options& opts)
         }
     }
     std::signal(SIGPIPE, SIG_IGN);  // a closed client pipe is an EPIPE, handled below
-    // An agent calls bench/verify again and again: the fork server of one call (torch imported,
-    // 2-6 s) serves the next; ended when idle for 10 minutes or when the session ends.
-    keep_fork_servers(true, 600);
-    struct end_servers {
-        ~end_servers() { keep_fork_servers(false); }
-    } end_servers_at_exit;
-
     std::atomic<bool> output_broken{false};
     mcp_session::writer_fn writer;
     if (real_stdio) {

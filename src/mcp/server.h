@@ -20,6 +20,8 @@
 
 namespace hotkernel {
 
+class fork_server_pool;  // measure/warm_launcher.h
+
 struct mcp_options {
     std::string python;  ///< --python, passed on to tools that run the user's interpreter
 };
@@ -119,6 +121,9 @@ private:
     writer_fn m_writer;
     std::unique_ptr<process_runner> m_own_runner;
     process_runner* m_runner = nullptr;
+    /// An agent calls bench/verify again and again: the fork server of one call (torch
+    /// imported, 2-6 s) serves the next; ended when idle for 10 minutes or with the session.
+    std::unique_ptr<fork_server_pool> m_fork_servers;
 
     mutable std::mutex m_write_mutex;   ///< one writer; also guards each job's suppressed/finished
     mutable std::mutex m_jobs_mutex;

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "mcp/server.h"
+#include "measure/warm_launcher.h"
+#include "process/fake_runner.h"
 #include "util/strings.h"
 #include "version.h"
 
@@ -99,11 +101,13 @@ struct mcp_session::call_job {
 };
 
 mcp_session::mcp_session(mcp_session_options opts, writer_fn writer)
-    : m_opts(std::move(opts)), m_writer(std::move(writer)) {
+    : m_opts(std::move(opts)), m_writer(std::move(writer)), m_fork_servers(std::make_unique<fork_server_pool>(600)) {
     if (m_opts.runner != nullptr) {
         m_runner = m_opts.runner;
     } else {
-        m_own_runner = std::make_unique<posix_runner>();
+        // HOTKERNEL_FAKE_RUNNER: a scripted runner instead of real processes (tests; process/fake_runner.h).
+        m_own_runner = fake_runner_from_env();
+        if (!m_own_runner) m_own_runner = std::make_unique<posix_runner>();
         m_runner = m_own_runner.get();
     }
 }
@@ -458,6 +462,7 @@ void mcp_session::start_call(const json& id, const json& params, bool modern) {
 void mcp_session::run_call(const std::shared_ptr<call_job>& job, const tool_spec* tool, json args) {
     tool_context ctx;
     ctx.runner = m_runner;
+    ctx.fork_servers = m_fork_servers.get();
     ctx.python = m_opts.python;
     ctx.cancel = job->cancel;
     ctx.progress = [this, job](double done, double total, const std::string& msg) { send_progress(job, done, total, msg); };

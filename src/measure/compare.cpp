@@ -1,6 +1,7 @@
 // Verdict, reasons, paired speedup and flags from two sets of runs.
 #include "measure/compare.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -20,18 +21,22 @@ std::string label(const run_record& r) {
 json side_json(const std::vector<run_record>& runs, const sample_summary& s) {
     std::vector<double> samples;
     for (const auto& r : runs) samples.push_back(r.ms);
-    json j{{"n", s.n},
-           {"mean_ms", finite_or_null(s.mean)},
-           {"std_ms", finite_or_null(s.std)},
-           {"min_ms", finite_or_null(s.min)},
-           {"max_ms", finite_or_null(s.max)},
-           {"median_ms", finite_or_null(s.median)},
-           {"cv_pct", finite_or_null(s.cv() * 100)},
-           {"samples_ms", samples}};
+    json j = summary_json_ms(s);
+    j["samples_ms"] = samples;
     return j;
 }
 
 }  // namespace
+
+std::vector<const run_record*> in_launch_order(const compare_input& in) {
+    std::vector<const run_record*> all;
+    for (const auto* v : {&in.warmup_baseline, &in.warmup_candidate, &in.baseline, &in.candidate})
+        for (const auto& r : *v) all.push_back(&r);
+    if (std::all_of(all.begin(), all.end(), [](const run_record* r) { return r->sequence != 0; }))
+        std::stable_sort(all.begin(), all.end(),
+                         [](const run_record* a, const run_record* b) { return a->sequence < b->sequence; });
+    return all;
+}
 
 json compare_runs(const compare_input& in) {
     std::vector<std::string> invalid, incorrect;
@@ -84,9 +89,32 @@ json compare_runs(const compare_input& in) {
     std::vector<double> b_ms, c_ms;
     for (const auto& r : in.baseline) b_ms.push_back(r.ms);
     for (const auto& r : in.candidate) c_ms.push_back(r.ms);
+    // The contract's own findings on each run, in launch order: a run it declared invalid (a
+    // patched harness, a changed TARGET, threads working after the call, a forged result) voids
+    // the comparison, and the flags it raised join ours, once per flag and role.
+    std::vector<std::string> contract_invalid;
+    for (const run_record* r : in_launch_order(in)) {
+        for (const auto& f : r->contract_flags) {
+            json g = f;
+            g["role"] = r->role;
+            bool dup = false;
+            for (const auto& h : flags)
+                dup = dup || (h.contains("role") && h["role"] == r->role && h.contains("flag") && g.contains("flag") &&
+                              h["flag"] == g["flag"]);
+            if (!dup) flags.push_back(std::move(g));
+        }
+        if (r->status == "invalid" && r->line.is_object() && r->line.contains("reason") && r->line["reason"].is_string()) {
+            std::string why = fmt::format("the trusted runner found the {} run {}: {}", r->role, r->index, r->reason);
+            if (std::find(contract_invalid.begin(), contract_invalid.end(), why) == contract_invalid.end())
+                contract_invalid.push_back(std::move(why));
+        }
+    }
+
     const sample_summary sb = summarize(b_ms), sc = summarize(c_ms);
     const timing_verdict tv = decide_timing(sb.mean, sb.std, sb.n, sc.mean, sc.std, sc.n);
-    const verdict_kind v = final_verdict(tv, invalid, incorrect);
+    std::vector<std::string> all_invalid = contract_invalid;
+    all_invalid.insert(all_invalid.end(), invalid.begin(), invalid.end());
+    const verdict_kind v = final_verdict(tv, all_invalid, incorrect);
 
     json out;
     out["verdict"] = std::string(to_string(v));
@@ -95,6 +123,8 @@ json compare_runs(const compare_input& in) {
     if (invalid.empty())
         for (const auto& r : incorrect) reasons.push_back(r);
     if (!tv.note.empty() && reasons.empty()) reasons.push_back(tv.note);
+    // The contract's findings lead: they say why the run is void, the rest what followed from it.
+    for (auto it = contract_invalid.rbegin(); it != contract_invalid.rend(); ++it) reasons.insert(reasons.begin(), *it);
     out["reasons"] = reasons;
     out["baseline"] = side_json(in.baseline, sb);
     out["candidate"] = side_json(in.candidate, sc);

@@ -115,7 +115,7 @@ std::vector<std::string> fresh_process_launcher::command(const run_request& req)
     return argv;
 }
 
-process_result fresh_process_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
+run_answer fresh_process_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
     process_spec spec;
     spec.argv = command(req);
     spec.env_set = req.env;
@@ -126,7 +126,9 @@ process_result fresh_process_launcher::launch(const run_request& req, process_ru
     spec.env_set["PYTHONUNBUFFERED"] = "1";
     spec.timeout_s = req.timeout_s;
     spec.max_capture_bytes = 4u << 20;
-    return runner.run(spec, cancel);
+    run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::stdout_text};
+    a.line_text = a.process.stdout_text;
+    return a;
 }
 
 std::unique_ptr<run_launcher> make_launcher() { return std::make_unique<fresh_process_launcher>(); }
@@ -146,7 +148,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     if (cancel.cancelled()) throw tool_error(fmt::format("{} was cancelled before it started", label));
     static const bool subreaper = (become_subreaper(), true);  // orphans of a run come to us, not to init
     (void)subreaper;
-    process_result res;
+    run_answer answer;
     double lock_wait_s = 0;
     std::string lock_note;  ///< why the run went unlocked, if it did
     {
@@ -159,8 +161,9 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
                                             .optional = true});
         lock_wait_s = gpu.waited_s();
         lock_note = gpu.not_held();
-        res = launcher.launch(req, runner, cancel);
+        answer = launcher.launch(req, runner, cancel);
     }
+    const process_result& res = answer.process;
     // Before anything can throw: nothing a run started may outlive it.
     std::vector<std::string> strays;
     for (const auto& s : sweep_strays()) strays.push_back(fmt::format("pid {}: {}", s.pid, s.command));
@@ -173,7 +176,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
         throw tool_error(fmt::format("{} ({}) {}; fix the hang or raise timeout_s (now {} s){}", label, cmd,
                                      res.describe(req.timeout_s), req.timeout_s, stderr_part(res)));
 
-    run_line parsed = parse_run_line(res.stdout_text);
+    run_line parsed = parse_run_line(answer.line_text);
     // What the script itself said went wrong (protocol 3: "reason"; others may print "error").
     std::string said;
     if (parsed.line.is_object())
@@ -188,7 +191,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
         throw tool_error(fmt::format("{} ({}) {}{}; nothing is averaged over a failed run{}", label, cmd,
                                      res.describe(req.timeout_s), said, stderr_part(res)));
     if (!parsed.valid()) {
-        std::string out = trim(tail_text(res.stdout_text, 600));
+        std::string out = trim(tail_text(answer.line_text, 600));
         std::string msg = fmt::format("{} ({}) {}{}", label, cmd, parsed.message, said);
         msg += out.empty() ? "; stdout was empty" : "; stdout tail:\n" + out;
         msg += stderr_part(res);
@@ -212,6 +215,13 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     r.launcher = launcher.name();
     r.had_invalid_utf8 = parsed.had_invalid_utf8;
     r.result_lines = parsed.candidates;
+    if (r.line.is_object()) {
+        if (r.line.contains("status") && r.line["status"].is_string()) r.status = r.line["status"];
+        if (r.line.contains("reason") && r.line["reason"].is_string()) r.reason = r.line["reason"];
+        if (r.line.contains("flags") && r.line["flags"].is_array())
+            for (const auto& f : r.line["flags"])
+                if (f.is_object()) r.contract_flags.push_back(f);
+    }
     return r;
 }
 

@@ -1,9 +1,11 @@
 // THE one place that launches a measured run (bench and verify both come through here).
 //
-// A run is launched by a run_launcher that make_launcher() picks: fresh_process_launcher
-// starts `python script.py args...` as its own process; the trusted runner (the binary's own
-// contract imports the candidate and reports over a private channel) and the warm fork server
-// are the others. bench and verify do not depend on which.
+// A run is launched by a run_launcher: fresh_process_launcher starts `python script.py
+// args...` as its own process and reads its result line from stdout; trusted_launcher
+// (trusted_launcher.h) runs the target under the binary's own harness and reads the line from
+// a private channel; warm_launcher (warm_launcher.h) wraps either and forks each run from a
+// warm interpreter. Each returns a run_answer: how the process ended, and the result line
+// with the stream it came from. run_once turns that into a run_record or a tool_error.
 //
 // A run that crashes, hangs, is cancelled or prints no valid result line throws tool_error
 // naming the run ("candidate run 3 of 10"), how it ended and the tail of its stderr; the
@@ -40,6 +42,19 @@ struct run_request {
 /// "candidate run 3 of 10", "warm-up baseline run 1 of 2", "run 4 of 10" (bench).
 std::string run_label(const run_request& req);
 
+/// Where a run's result line came from.
+enum class line_source {
+    stdout_text,  ///< the script's own stdout (self-reported; the last line with "ms" counts)
+    channel,      ///< the trusted harness's private channel, nonce checked (trusted_launcher.h)
+};
+
+/// What a launcher got back from one run.
+struct run_answer {
+    process_result process;                    ///< how it ended; its stdout/stderr as captured
+    std::string line_text;                     ///< the text the result line is read from
+    line_source source = line_source::stdout_text;
+};
+
 /// One finished, valid run.
 struct run_record {
     std::string role;
@@ -58,6 +73,13 @@ struct run_record {
     std::vector<std::string> strays;  ///< processes it left running, killed after it (process/strays.h)
     double lock_wait_s = 0;           ///< waited for another hotkernel run on this GPU [s]
     std::string lock_note;            ///< why the run went without that lock ("" when it had it)
+    std::size_t sequence = 0;         ///< 1-based launch order within its bench/verify (0: unknown)
+    /// The contract's own findings, from the line (the trusted harness's, or a vendored
+    /// contract's on stdout): its status ("ok", "incorrect", "invalid", "error"; "" when the
+    /// line has none), its reason, and the flags it raised. compare_runs folds them in.
+    std::string status;
+    std::string reason;
+    json contract_flags = json::array();
 
     json to_json() const;
 };
@@ -86,7 +108,7 @@ public:
     /// trusted runner); false means the script's printed ms is self-reported.
     [[nodiscard]] virtual bool trusted() const { return false; }
     /// Starts the run and waits for it.
-    virtual process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) = 0;
+    virtual run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) = 0;
 };
 
 /// `python script.py args...` as a fresh process, in the current directory. The child gets
@@ -95,7 +117,7 @@ class fresh_process_launcher final : public run_launcher {
 public:
     [[nodiscard]] std::string name() const override { return "fresh-process"; }
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
-    process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+    run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
 };
 
 /// The launcher bench/verify use. One switch point for the trusted runner / fork server.

@@ -121,7 +121,14 @@ std::string accept_channel(const std::string& channel_text, const std::string& n
                    ms);
 }
 
-process_result trusted_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
+int harness_exit_code(const std::string& line) {
+    const json j = json::parse(line, nullptr, false);
+    const std::string status =
+        j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
+    return (status == "ok" || status == "incorrect" || status == "invalid") ? 0 : 1;
+}
+
+run_answer trusted_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
     process_spec spec;
     spec.argv = command(req);
     spec.env_set = req.env;
@@ -141,23 +148,19 @@ process_result trusted_launcher::launch(const run_request& req, process_runner& 
     json secret{{"nonce", nonce}, {"check_seed", check_seed}};
     if (req.profile_check) secret["profile_check"] = true;
     spec.stdin_data = dump_line(secret) + "\n";
-    process_result res = runner.run(spec, cancel);
+    run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::channel};
+    process_result& res = a.process;
     // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
     std::string script_out = trim(tail_text(res.stdout_text, 600));
     if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the trusted runner]\n" + script_out + "\n";
-    std::string line = accept_channel(res.channel_text, nonce);
-    if (res.exit_pending) {
-        // Answered while the runner was exiting: its exit status is its rule (hotkernel_runner.py
-        // main): 0 for a result whose status is ok, incorrect or invalid, else 1.
-        const json j = json::parse(line, nullptr, false);
-        const std::string status =
-            j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
-        res.exit_code = (status == "ok" || status == "incorrect" || status == "invalid") ? 0 : 1;
+    const std::string line = accept_channel(res.channel_text, nonce);
+    if (res.exit_pending) {  // answered while the harness was exiting: its status is its rule
+        res.exit_code = harness_exit_code(line);
         res.exit_pending = false;
     }
     if (line.empty() && res.ok()) res.stderr_text += "\nhotkernel: the trusted runner sent no result over its channel\n";
-    res.stdout_text = line.empty() ? "" : line + "\n";
-    return res;
+    a.line_text = line.empty() ? "" : line + "\n";
+    return a;
 }
 
 std::unique_ptr<run_launcher> make_launcher_for(const std::vector<fs::path>& scripts) {
@@ -185,42 +188,6 @@ void describe_trust(json& result, json& warnings, const run_launcher& launcher, 
         result[i == 0 ? "vendored_contract" : "candidate_vendored_contract"] = v.to_json();
         if (v.status != "same") warnings.push_back(v.warning());
     }
-}
-
-void apply_runner_findings(json& result, const json& runs) {
-    json flags = result.contains("flags") && result["flags"].is_array() ? result["flags"] : json::array();
-    std::vector<std::string> invalid;
-    for (const auto& r : runs) {
-        if (!r.is_object() || !r.contains("line") || !r["line"].is_object()) continue;
-        const json& line = r["line"];
-        const std::string role = r.contains("role") && r["role"].is_string() ? r["role"].get<std::string>() : "";
-        if (line.contains("flags") && line["flags"].is_array())
-            for (const auto& f : line["flags"]) {
-                if (!f.is_object()) continue;
-                json g = f;
-                g["role"] = role;
-                bool dup = false;
-                for (const auto& h : flags)
-                    dup = dup || (h.is_object() && h.contains("flag") && g.contains("flag") && h["flag"] == g["flag"] &&
-                                  h.contains("role") && h["role"] == role);
-                if (!dup) flags.push_back(g);
-            }
-        if (line.contains("status") && line["status"] == "invalid" && line.contains("reason") && line["reason"].is_string()) {
-            const json idx = r.contains("index") ? r["index"] : json(nullptr);
-            std::string why = fmt::format("{} run {}: {}", role, idx.dump(), line["reason"].get<std::string>());
-            if (std::find(invalid.begin(), invalid.end(), why) == invalid.end()) invalid.push_back(why);
-        }
-    }
-    result["flags"] = flags;
-    if (invalid.empty()) return;
-    result["verdict"] = "invalid";
-    json reasons = json::array();
-    for (const auto& w : invalid) reasons.push_back("the trusted runner found the " + w);
-    if (result.contains("reasons") && result["reasons"].is_array())
-        for (const auto& x : result["reasons"]) reasons.push_back(x);
-    result["reasons"] = reasons;
-    result.erase("speedup");
-    result.erase("speedup_ci95");
 }
 
 }  // namespace hotkernel

@@ -40,7 +40,9 @@ public:
     [[nodiscard]] std::string name() const override { return "trusted-runner"; }
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
     [[nodiscard]] bool trusted() const override { return true; }
-    process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+    /// The answer's line is the channel's (line_source::channel); the process's stdout is kept
+    /// as captured, and its tail is also appended to stderr as diagnostics.
+    run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
 
 private:
     std::filesystem::path m_target_from;
@@ -57,10 +59,10 @@ std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesyste
 void describe_trust(json& result, json& warnings, const run_launcher& launcher,
                     const std::vector<std::filesystem::path>& scripts);
 
-/// verify: a candidate run the trusted runner declared invalid (a patched harness, a changed
-/// TARGET, threads working after the call, a forged result) makes the verdict `invalid`; flags
-/// the runner raised in any run are added to the result's flags.
-void apply_runner_findings(json& result, const json& runs);
+/// The harness's exit status for the result line it sent (hotkernel_runner.py main() exits
+/// so): 0 for a status of ok, incorrect or invalid, else 1. Used when a fork server answered
+/// before the harness had exited (process_result::exit_pending).
+int harness_exit_code(const std::string& line);
 
 /// Checks what came over the channel and returns the result line to use (as text), or an
 /// "invalid" line saying what was wrong. Exposed for tests.

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "process/fork_protocol.h"
 #include "python/interpreter.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -159,15 +160,11 @@ struct warm_launcher::state {
     bool server_reused = false;    ///< the last server came from the pool (an earlier call)
     double server_age_s = 0;       ///< how long before this call it had been started
     std::map<std::pair<std::string, std::string>, std::unique_ptr<server>> servers;
+    fork_server_pool* pool = nullptr;  ///< where servers go between calls (an MCP session's); null: ended
 };
 
-namespace {
-
-/// Fork servers kept between calls of one long-lived process (the MCP server): a launcher
-/// hands its servers back when it is destroyed and a later one of the same interpreter and
-/// working directory takes one instead of paying the imports again. One caller at a time owns
-/// a server; a server idle past the limit is ended. Off unless keep_fork_servers() turns it on.
-struct server_pool {
+/// One caller at a time owns a server; a server idle past the limit is ended.
+struct fork_server_pool::impl {
     using key_type = std::pair<std::string, std::string>;
     struct entry {
         key_type key;
@@ -175,7 +172,6 @@ struct server_pool {
         steady::time_point since;
     };
     std::mutex m;
-    bool enabled = false;
     double idle_limit_s = 600;
     std::vector<entry> idle;
 
@@ -184,43 +180,32 @@ struct server_pool {
             return seconds_since(e.since) > idle_limit_s || !e.srv->session->alive();
         });
     }
-    std::unique_ptr<warm_launcher::server> take(const key_type& key, bool heavy) {
-        std::lock_guard lock(m);
-        expire_locked();
-        for (auto it = idle.begin(); it != idle.end(); ++it)
-            if (it->key == key && !(it->srv->light && heavy)) {
-                auto srv = std::move(it->srv);
-                idle.erase(it);
-                return srv;
-            }
-        return nullptr;
-    }
-    void give(const key_type& key, std::unique_ptr<warm_launcher::server> srv) {
-        std::lock_guard lock(m);
-        if (!enabled || !srv || !srv->session->alive()) return;
-        idle.push_back({key, std::move(srv), steady::now()});
-        expire_locked();
-    }
 };
 
-server_pool& pool() {
-    static server_pool p;
-    return p;
+fork_server_pool::fork_server_pool(double idle_limit_s) : m(std::make_unique<impl>()) {
+    m->idle_limit_s = idle_limit_s;
 }
 
-bool pool_enabled() {
-    std::lock_guard lock(pool().m);
-    return pool().enabled;
+fork_server_pool::~fork_server_pool() = default;  // destroying a server's session kills its group
+
+std::unique_ptr<warm_launcher::server> fork_server_pool::take(const std::pair<std::string, std::string>& key,
+                                                              bool heavy) {
+    std::lock_guard lock(m->m);
+    m->expire_locked();
+    for (auto it = m->idle.begin(); it != m->idle.end(); ++it)
+        if (it->key == key && !(it->srv->light && heavy)) {
+            auto srv = std::move(it->srv);
+            m->idle.erase(it);
+            return srv;
+        }
+    return nullptr;
 }
 
-}  // namespace
-
-void keep_fork_servers(bool on, double idle_limit_s) {
-    auto& p = pool();
-    std::lock_guard lock(p.m);
-    p.enabled = on;
-    p.idle_limit_s = idle_limit_s;
-    if (!on) p.idle.clear();
+void fork_server_pool::give(const std::pair<std::string, std::string>& key, std::unique_ptr<warm_launcher::server> srv) {
+    std::lock_guard lock(m->m);
+    if (!srv || !srv->session->alive()) return;
+    m->idle.push_back({key, std::move(srv), steady::now()});
+    m->expire_locked();
 }
 
 namespace {
@@ -281,7 +266,7 @@ public:
         const auto key = std::make_pair(python, key_cwd(spec));
         const bool heavy = wants_heavy_imports(script_path(spec));
         if (m_st.servers.contains(key)) return;
-        if (auto kept = pool().take(key, heavy)) {
+        if (auto kept = m_st.pool ? m_st.pool->take(key, heavy) : nullptr) {
             adopt(key, std::move(kept));
             return;
         }
@@ -300,7 +285,7 @@ public:
             }
             m_st.servers.erase(it);  // died between runs (or too light): start another (bounded below)
         }
-        if (auto kept = pool().take(key, heavy)) return adopt(key, std::move(kept));
+        if (auto kept = m_st.pool ? m_st.pool->take(key, heavy) : nullptr) return adopt(key, std::move(kept));
         if (!spawn(key, heavy)) return nullptr;
         return await_ready(key, cancel);
     }
@@ -361,7 +346,7 @@ private:
         std::string bad;
         const double idle_s = keep_warm_s(&bad);
         if (!bad.empty()) m_st.kept_note = bad;
-        if (idle_s <= 0 || pool_enabled() || m_st.no_kept) return nullptr;
+        if (idle_s <= 0 || m_st.pool != nullptr || m_st.no_kept) return nullptr;
         m_st.kept_note.clear();
         std::string why;
         const auto dir = kept_dir(&why);
@@ -443,23 +428,9 @@ private:
 
     process_result forked(warm_launcher::server& srv, const process_spec& spec, const cancel_token& cancel) {
         const std::size_t id = m_st.next_id++;
-        json req{{"id", id},
-                 {"script", spec.argv[1]},
-                 {"argv", std::vector<std::string>(spec.argv.begin() + 1, spec.argv.end())},
-                 {"env_set", spec.env_set},
-                 {"env_unset", spec.env_unset},
-                 {"cwd", key_cwd(spec)},
-                 {"stdin_b64", base64_encode(spec.stdin_data)},
-                 {"result_channel", spec.result_channel},
-                 {"result_fd_env", spec.result_fd_env},
-                 {"timeout_s", spec.timeout_s},
-                 {"kill_grace_s", spec.kill_grace_s},
-                 {"max_capture_bytes", spec.max_capture_bytes},
-                 {"closes_before_exit", spec.closes_before_exit}};
-        if (srv.kept) {
-            // A kept server was started by another process: the run gets this one's environment.
-            req["env_full"] = environment_now();
-        }
+        // A kept server was started by another process: the run gets this one's environment.
+        const std::map<std::string, std::string> env_now = srv.kept ? environment_now() : std::map<std::string, std::string>{};
+        const json req = encode_fork_request(id, spec, key_cwd(spec), srv.kept ? &env_now : nullptr);
         const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
         auto drop_server = [&] { m_st.servers.erase(key); };  // destroying it kills its group
         if (!srv.session->write_line(dump_line(req))) {
@@ -480,21 +451,7 @@ private:
                     return fresh(spec, cancel, "");
                 }
                 if (ev != "done") continue;
-                process_result res;
-                res.timed_out = ans.value("timed_out", false);
-                res.exit_pending = ans.value("exiting", false);
-                const json& code = ans.contains("exit_code") ? ans["exit_code"] : json();
-                res.exit_code = res.exit_pending ? 0 : (code.is_number_integer() ? code.get<int>() : -1);
-                res.term_signal = res.timed_out ? 0 : ans.value("signal", 0);
-                res.wall_s = ans.value("wall_s", seconds_since(t0));
-                res.stdout_text = base64_decode(ans.value("stdout_b64", ""));
-                res.stderr_text = base64_decode(ans.value("stderr_b64", ""));
-                res.channel_text = base64_decode(ans.value("channel_b64", ""));
-                res.stdout_truncated = ans.value("stdout_truncated", false);
-                res.stderr_truncated = ans.value("stderr_truncated", false);
-                if (ans.contains("strays") && ans["strays"].is_array())
-                    for (const auto& st : ans["strays"])
-                        if (st.is_string()) res.strays.push_back(st.get<std::string>());
+                process_result res = decode_fork_done(ans, seconds_since(t0));
                 m_st.last_warm = true;
                 m_st.last_fresh_reason.clear();
                 ++m_st.warm_runs;
@@ -532,15 +489,17 @@ private:
 
 }  // namespace
 
-warm_launcher::warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled)
+warm_launcher::warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled, fork_server_pool* pool)
     : m_inner(std::move(inner)), m_state(std::make_shared<state>()) {
     m_state->enabled = enabled;
+    m_state->pool = pool;
 }
 
 warm_launcher::~warm_launcher() {
-    // Kept for the next call when the pool is on (the MCP server); otherwise ended here.
-    for (auto& [key, srv] : m_state->servers)
-        if (!srv->kept) pool().give(key, std::move(srv));  // a kept one is there for the next caller anyway
+    // Kept for the next call when there is a pool (an MCP session's); otherwise ended here.
+    if (m_state->pool != nullptr)
+        for (auto& [key, srv] : m_state->servers)
+            if (!srv->kept) m_state->pool->give(key, std::move(srv));  // a kept one is there for the next caller anyway
 }
 
 std::string warm_launcher::name() const {
@@ -620,7 +579,7 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
     auto no = [](const std::string& why) { return json{{"started", false}, {"reason", why}}; };
     if (!st.enabled) return no("warm=false was given");
     std::string bad;
-    const bool pooled = pool_enabled();
+    const bool pooled = st.pool != nullptr;
     if (!pooled && keep_warm_s(&bad) <= 0)
         return no(bad.empty() ? "HOTKERNEL_KEEP_WARM_S=0: no fork server outlives a command, so each bench and "
                                 "verify starts its own"
@@ -657,60 +616,14 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
     return no(why);
 }
 
-process_result warm_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
+run_answer warm_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
     forking_runner fr(*m_state, runner);
     return m_inner->launch(req, fr, cancel);
 }
 
-std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm) {
-    return std::make_unique<warm_launcher>(std::move(inner), warm);
-}
-
-namespace {
-constexpr char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-}
-
-std::string base64_encode(std::string_view in) {
-    std::string out;
-    out.reserve((in.size() + 2) / 3 * 4);
-    std::size_t i = 0;
-    for (; i + 2 < in.size(); i += 3) {
-        const unsigned v = (static_cast<unsigned char>(in[i]) << 16) | (static_cast<unsigned char>(in[i + 1]) << 8) |
-                           static_cast<unsigned char>(in[i + 2]);
-        for (int k = 18; k >= 0; k -= 6) out += b64_chars[(v >> k) & 63];
-    }
-    if (i < in.size()) {
-        unsigned v = static_cast<unsigned char>(in[i]) << 16;
-        if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-        out += b64_chars[(v >> 18) & 63];
-        out += b64_chars[(v >> 12) & 63];
-        out += i + 1 < in.size() ? b64_chars[(v >> 6) & 63] : '=';
-        out += '=';
-    }
-    return out;
-}
-
-std::string base64_decode(std::string_view in) {
-    std::string out;
-    out.reserve(in.size() / 4 * 3);
-    unsigned acc = 0;
-    int bits = 0;
-    for (char c : in) {
-        int v;
-        if (c >= 'A' && c <= 'Z') v = c - 'A';
-        else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-        else if (c >= '0' && c <= '9') v = c - '0' + 52;
-        else if (c == '+') v = 62;
-        else if (c == '/') v = 63;
-        else continue;  // padding, whitespace
-        acc = (acc << 6) | static_cast<unsigned>(v);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            out += static_cast<char>((acc >> bits) & 0xFF);
-        }
-    }
-    return out;
+std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm,
+                                                  fork_server_pool* pool) {
+    return std::make_unique<warm_launcher>(std::move(inner), warm, pool);
 }
 
 }  // namespace hotkernel

@@ -24,11 +24,15 @@
 
 namespace hotkernel {
 
+class fork_server_pool;
+
 class warm_launcher final : public run_launcher {
 public:
     /// `inner` builds and (when falling back) runs each spec. enabled=false: every run is
-    /// inner's, with launcher_reason saying it was asked for.
-    warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled);
+    /// inner's, with launcher_reason saying it was asked for. With a pool, the launcher takes
+    /// a server from it and hands its servers back when destroyed (and kept servers, the ones
+    /// over a socket that outlive a CLI command, are off).
+    warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled, fork_server_pool* pool = nullptr);
     ~warm_launcher() override;
 
     /// "warm-fork" when the last run was forked ("<inner>+warm-fork" over a non-fresh inner
@@ -36,7 +40,7 @@ public:
     [[nodiscard]] std::string name() const override;
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override { return m_inner->command(req); }
     [[nodiscard]] bool trusted() const override { return m_inner->trusted(); }
-    process_result launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
+    run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
     /// Starts the fork server the runs of `script` will use, without waiting: its imports overlap
     /// what the caller does before the first run (nvidia-smi queries). A no-op when not warm.
     void prestart(const std::string& python, const std::filesystem::path& script, process_runner& runner);
@@ -62,16 +66,30 @@ private:
     std::shared_ptr<state> m_state;
 };
 
-/// Keep fork servers between launchers (on: the MCP server, where one call's server serves the
-/// next call of the same interpreter and working directory); ended after idle_limit_s unused.
-void keep_fork_servers(bool on, double idle_limit_s = 600);
+/// Fork servers kept between the calls of one long-lived process: in an MCP session one
+/// call's server serves the next call of the same interpreter and working directory. Owned by
+/// whoever runs the tools (mcp_session) and handed to them in tool_context::fork_servers; a
+/// server idle past idle_limit_s is ended, and destroying the pool ends the rest.
+class fork_server_pool {
+public:
+    explicit fork_server_pool(double idle_limit_s = 600);
+    ~fork_server_pool();
+    fork_server_pool(const fork_server_pool&) = delete;
+    fork_server_pool& operator=(const fork_server_pool&) = delete;
 
-/// Wraps `inner` in a warm_launcher (bench and verify call this with their `warm` param).
-std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm);
+    /// An idle server for (interpreter, cwd) that can serve a heavy or light script; nullptr if none.
+    std::unique_ptr<warm_launcher::server> take(const std::pair<std::string, std::string>& key, bool heavy);
+    /// Files a live server for the next call (a dead one is dropped).
+    void give(const std::pair<std::string, std::string>& key, std::unique_ptr<warm_launcher::server> srv);
 
-/// Standard base64 decoding (the fork server sends output bytes as base64 so that any byte,
-/// valid UTF-8 or not, comes back exactly). Invalid characters are skipped.
-std::string base64_decode(std::string_view in);
-std::string base64_encode(std::string_view in);
+private:
+    struct impl;
+    std::unique_ptr<impl> m;
+};
+
+/// Wraps `inner` in a warm_launcher (bench and verify call this with their `warm` param and
+/// their context's pool).
+std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm,
+                                                  fork_server_pool* pool = nullptr);
 
 }  // namespace hotkernel

@@ -58,9 +58,14 @@ struct tool_annotations {
     bool open_world = false;
 };
 
+class fork_server_pool;  // measure/warm_launcher.h
+
 /// Everything a handler may use from the outside world, injected (never global).
 struct tool_context {
     process_runner* runner = nullptr;
+    /// Warm fork servers kept between calls (an MCP session owns one); nullptr in the CLI,
+    /// whose servers are the kept ones that outlive a command (HOTKERNEL_KEEP_WARM_S).
+    fork_server_pool* fork_servers = nullptr;
     /// --python / HOTKERNEL_PYTHON / python3 on PATH, as given; resolve_python() checks it.
     std::string python;
     cancel_token cancel;

@@ -68,8 +68,7 @@ json summary_json_ms(const sample_summary& s) {
                 {"min_ms", finite_or_null(s.min)},
                 {"max_ms", finite_or_null(s.max)},
                 {"median_ms", finite_or_null(s.median)},
-                {"q1_ms", finite_or_null(s.q1)},
-                {"q3_ms", finite_or_null(s.q3)}};
+                {"cv_pct", finite_or_null(s.cv() * 100)}};
 }
 
 }  // namespace hotkernel

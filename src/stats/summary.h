@@ -35,7 +35,8 @@ sample_summary summarize(const std::vector<double>& samples);
 /// Linear-interpolated quantile of already-sorted finite values, q in [0,1].
 double sorted_quantile(const std::vector<double>& sorted, double q);
 
-/// {"n", "mean_ms", "std_ms", "min_ms", "max_ms", "median_ms", "q1_ms", "q3_ms"}; non-finite → null.
+/// {"n", "mean_ms", "std_ms", "min_ms", "max_ms", "median_ms", "cv_pct"}; non-finite → null.
+/// bench's result and each side of verify's comparison are this.
 json summary_json_ms(const sample_summary& s);
 
 /// A double as JSON, null when not finite (JSON has no NaN).

@@ -72,7 +72,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     const std::string python = resolve_python(ctx);
     // Protocol-3 targets run under the trusted runner; every run is forked from a warm
     // interpreter unless warm=false or forking is unsafe (the result says which).
-    auto launcher = make_warm_launcher(make_launcher_for({script}), a.warm);
+    auto launcher = make_warm_launcher(make_launcher_for({script}), a.warm, ctx.fork_servers);
     launcher->prestart(python, script, *ctx.runner);  // its imports start now, not at the first run
 
     std::vector<run_record> runs;
@@ -103,12 +103,9 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     result["script"] = script;
     result["command"] = shell_join(runs.front().command);
     result["n"] = n;
-    result["mean_ms"] = finite_or_null(s.mean);
-    result["std_ms"] = finite_or_null(s.std);
-    result["min_ms"] = finite_or_null(s.min);
-    result["max_ms"] = finite_or_null(s.max);
-    result["median_ms"] = finite_or_null(s.median);
-    result["cv_pct"] = finite_or_null(s.cv() * 100);
+    const json summary = summary_json_ms(s);  // a named value: items() of a temporary would dangle
+    for (const auto& [k, v] : summary.items())
+        if (k != "n") result[k] = v;  // n: the runs asked for
     result["samples_ms"] = samples;
 
     // Correctness: every run's claim, never hidden by averaging.
@@ -161,10 +158,10 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     }
     describe_trust(result, warnings, *launcher, {script});
     for (const auto& r : runs)  // the trusted runner's verdict on a run (patched harness, forged result, ...)
-        if (r.line.is_object() && r.line.contains("status") && r.line["status"] == "invalid")
+        if (r.status == "invalid")
             warnings.push_back(fmt::format("run {}: the trusted runner declared it invalid: {}", r.index,
                                            r.line.contains("reason") && r.line["reason"].is_string()
-                                               ? r.line["reason"].get<std::string>()
+                                               ? r.reason
                                                : std::string("no reason given")));
     if (!launcher->trusted())
         if (std::string w = contract_mismatch(first, contract_hash()); !w.empty()) warnings.push_back(w);

@@ -228,7 +228,7 @@ json new_handler(const new_args& args, tool_context& ctx) {
     // The next bench/verify of these scripts forks from a server whose imports (torch: 3-5 s on
     // an H200 host) start now, beside the probe's own. The scripts do not exist yet; the contract
     // they import stands in for them (it names torch: the server imports it).
-    auto launcher = make_warm_launcher(make_launcher(), args.warm);
+    auto launcher = make_warm_launcher(make_launcher(), args.warm, ctx.fork_servers);
     const json fork_server = launcher->prewarm(python, embedded_python_dir() / "hotkernel_contract.py", *ctx.runner);
     const json probe = run_probe(target, out_dir, python, ctx);
 

@@ -15,6 +15,7 @@
 #include "measure/compare.h"
 #include "measure/consistency.h"
 #include "measure/measure.h"
+#include "measure/pairs.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
 #include "python/interpreter.h"
@@ -144,7 +145,8 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     const std::string python = resolve_python(ctx);
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
-    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), a.warm);
+    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}), a.warm,
+                                       ctx.fork_servers);
     launcher->prestart(python, baseline, *ctx.runner);  // its imports overlap the GPU queries below
     // Protocol-3 runs warm themselves up inside every run (first call, then until steady), so a
     // discarded pair only costs time; a plain script may time its first call, so it gets one.
@@ -155,60 +157,13 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     gpu_context gpu = find_gpu(ctx);
     json clocks_before = clock_state(ctx, gpu);
 
-    compare_input in;
-    json runs = json::array();
-    const std::size_t pairs = warmup + n;
-    const double total_runs = static_cast<double>(2 * pairs);
-    double done = 0;
-    std::string stopped;  ///< why the loop ended before n pairs, if it did
-    auto side_ms = [](const std::vector<run_record>& v) {
-        std::vector<double> out;
-        for (const auto& x : v) out.push_back(x.ms);
-        return out;
-    };
-    ctx.progress(0, total_runs, "starting");
-    for (std::size_t p = 0; p < pairs && stopped.empty(); ++p) {
-        const bool warm = p < warmup;
-        const std::size_t index = warm ? p + 1 : p - warmup + 1;
-        const std::size_t total = warm ? warmup : n;
-        // ABBA: B C, C B, B C, ... so a linear drift hits both sides alike.
-        const bool baseline_first = p % 2 == 0;
-        for (int k = 0; k < 2; ++k) {
-            const bool is_b = (k == 0) == baseline_first;
-            run_request req{.script = is_b ? baseline : candidate, .args = script_args,
-                            .role = is_b ? "baseline" : "candidate", .index = index, .total = total, .warmup = warm,
-                            .python = python, .timeout_s = timeout_s, .env = {}};
-            run_record r = run_once(req, *ctx.runner, ctx.cancel, *launcher);
-            runs.push_back(r.to_json());
-            auto& dest = warm ? (is_b ? in.warmup_baseline : in.warmup_candidate) : (is_b ? in.baseline : in.candidate);
-            const bool failed = r.ok.has_value() && !*r.ok;
-            dest.push_back(std::move(r));
-            done += 1;
-            std::string msg = fmt::format("{}{} {} of {}", warm ? "warm-up " : "", req.role, index, total);
-            if (!in.baseline.empty() && !in.candidate.empty()) {
-                const paired_stats ps = paired_ratio(side_ms(in.baseline), side_ms(in.candidate));
-                if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
-            }
-            ctx.progress(done, total_runs, msg);
-            // ok=false in any run decides the verdict (incorrect, or invalid for the baseline);
-            // more runs cannot change it. Finish the pair so both sides have a run to report.
-            if (failed && stop_early && stopped.empty())
-                stopped = fmt::format("stopped after {} {} printed ok=false: the verdict cannot change", req.role,
-                                      warm ? "warm-up run " + std::to_string(index) : "run " + std::to_string(index));
-        }
-        if (!warm && stop_early && stopped.empty() && p + 1 < pairs) {
-            const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate));
-            if (d.kind != stop_kind::go_on) stopped = d.why;
-        }
-    }
-    // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a
-    // side, so the warm-up pair stands in (moved, not copied: each run is judged once).
-    if (in.baseline.empty() || in.candidate.empty()) {
-        in.baseline = std::move(in.warmup_baseline);
-        in.candidate = std::move(in.warmup_candidate);
-        in.warmup_baseline.clear();
-        in.warmup_candidate.clear();
-    }
+    pair_outcome done = run_pairs({.baseline = baseline, .candidate = candidate, .args = script_args, .n = n,
+                                   .warmup = warmup, .stop_early = stop_early, .python = python,
+                                   .timeout_s = timeout_s},
+                                  *ctx.runner, ctx.cancel, *launcher, ctx.progress);
+    const compare_input& in = done.runs;
+    const std::string& stopped = done.stopped;
+    const std::vector<const run_record*> all = in_launch_order(in);
     json clocks_after = clock_state(ctx, gpu);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
@@ -269,18 +224,13 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
         if (std::string w = contract_mismatch(bline, contract_hash()); !w.empty()) warnings.push_back(w);
         else if (std::string wc = contract_mismatch(cline, contract_hash()); !wc.empty()) warnings.push_back(wc);
     }
-    for (const auto& r : runs)
-        if (r.value("invalid_utf8", false)) {
+    for (const run_record* r : all)
+        if (r->had_invalid_utf8) {
             warnings.push_back("a run printed bytes that are not UTF-8 (replaced); see runs[].line");
             break;
         }
-    {
-        std::vector<const run_record*> all;
-        for (const auto* v : {&in.warmup_baseline, &in.warmup_candidate, &in.baseline, &in.candidate})
-            for (const auto& r : *v) all.push_back(&r);
-        report_run_findings(all, gpu.gpu && gpu.gpu->max_sm_clock_mhz ? *gpu.gpu->max_sm_clock_mhz : NAN, result,
-                            warnings);
-    }
+    report_run_findings(all, gpu.gpu && gpu.gpu->max_sm_clock_mhz ? *gpu.gpu->max_sm_clock_mhz : NAN, result,
+                        warnings);
     if (gpu.gpu && clocks_after.is_object() && clocks_after.value("throttled", false))
         warnings.push_back("the GPU was throttled (power or heat) when the runs finished: see "
                            "measurement.clocks_after; rerun on an idle, cool GPU");
@@ -310,13 +260,9 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     result["measurement"] = m;
     result["flags"] = flags;
     result["warnings"] = warnings;
+    json runs = json::array();
+    for (const run_record* r : all) runs.push_back(r->to_json());
     result["runs"] = runs;
-    // A run the trusted runner declared invalid voids the verdict; its flags join ours.
-    apply_runner_findings(result, runs);
-    if (result["verdict"] == "invalid" || result["verdict"] == "incorrect") {
-        result.erase("speedup");
-        result.erase("speedup_ci95");
-    }
     return result;
 }
 

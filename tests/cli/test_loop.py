@@ -1,10 +1,18 @@
-"""bench, verify and record end to end on synthetic scripts (no torch, no GPU).
+"""bench, verify and record end to end, on a scripted fake runner and on real interpreters.
+
+The verdict, A/A, stop-early, threshold and record tests run on the fake runner
+(HOTKERNEL_FAKE_RUNNER, src/process/fake_runner.h): each run's "ms" is drawn from a normal
+distribution seeded by (trial, script, role, run index, warm-up), as a synthetic script would
+draw it, but no process starts, so a verify takes milliseconds and no test depends on the
+machine's load. What needs a real interpreter (a crash's traceback, a hang killed at its
+timeout, a silent or malformed script) runs the synthetic scripts below for real.
 
 Each synthetic script draws its "ms" from a seeded normal distribution. The seed mixes a
 per-test trial number (env HK_TRIAL) with the role and run index hotkernel gives each run
 (HOTKERNEL_ROLE, HOTKERNEL_RUN_INDEX, HOTKERNEL_WARMUP), so every run differs and every trial
 is reproducible.
 """
+import itertools
 import json
 import os
 import shutil
@@ -16,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+
+from cli_support import McpSession
 
 BIN = os.path.abspath(os.environ.get("HOTKERNEL_BIN", "build/hotkernel"))
 # Any Python 3 runs the synthetic scripts; Debian's starts fastest here (no site packages scan).
@@ -43,6 +53,41 @@ def write_script(dirpath, name, mean=1.0, sd=0.02, ok=True, seed=0, shapes=((409
     return str(p)
 
 
+# ---- the fake runner -------------------------------------------------------------------------
+
+_fake_ids = itertools.count()
+
+
+class Fake:
+    """Scripts answered by the fake runner: each has a stub file (bench and verify check that the
+    file exists) and an entry in the runner's script giving the line the synthetic script above
+    would print: ms ~ N(mean, sd), ok, seed, shapes, dtype, iters."""
+
+    def __init__(self, dirpath):
+        self.dir = Path(dirpath)
+        self.scripts = {}
+
+    def script(self, name, mean=1.0, sd=0.02, ok=True, seed=0, shapes=((4096,),), line=None, runs=None):
+        p = self.dir / name
+        p.write_text("# answered by the fake runner (HOTKERNEL_FAKE_RUNNER); never run\n")
+        self.scripts[name] = {"ms": {"mean": mean, "sd": sd}, "stdout_before": "warming up ...\n",
+                              "line": {"ok": ok, "seed": seed, "shapes": [list(s) for s in shapes], "dtype": "fp32",
+                                       "iters": 1, **(line or {})},
+                              "runs": runs or {}}
+        return str(p)
+
+    def env(self, trial=0):
+        f = self.dir / f"fake-runner-{next(_fake_ids)}.json"
+        f.write_text(json.dumps({"seed": trial, "programs": {"nvidia-smi": {"spawn_failed": True}},
+                                 "scripts": self.scripts}))
+        return {"HOTKERNEL_FAKE_RUNNER": str(f)}
+
+
+def failing(*indices):
+    """Per-run overrides: these timed runs print ok=false (the script's `ok="run != 3"`)."""
+    return {str(i): {"line": {"ok": False}} for i in indices}
+
+
 def hk(*args, env=None, cwd=None, timeout=120):
     e = dict(os.environ)
     e.update(env or {})
@@ -57,8 +102,9 @@ def hk_json(*args, **kw):
 
 
 def test_bench_aggregates_every_run(tmp_path):
-    s = write_script(tmp_path, "k.py", extra='line["roofline_inputs"] = {"flops": 1e9, "bytes": 2e6, "dtype": "fp32"}')
-    out = hk_json("bench", s, "--n", "5")
+    f = Fake(tmp_path)
+    s = f.script("k.py", line={"roofline_inputs": {"flops": 1e9, "bytes": 2e6, "dtype": "fp32"}})
+    out = hk_json("bench", s, "--n", "5", env=f.env())
     assert out["n"] == 5
     assert len(out["samples_ms"]) == 5 and len(out["runs"]) == 5
     assert len(set(out["samples_ms"])) == 5, "each run must draw its own sample"
@@ -72,8 +118,9 @@ def test_bench_aggregates_every_run(tmp_path):
 
 
 def test_bench_warns_about_noise_and_failed_checks(tmp_path):
-    s = write_script(tmp_path, "noisy.py", sd=0.3, ok="run != 2")
-    out = hk_json("bench", s, "--n", "4")
+    f = Fake(tmp_path)
+    s = f.script("noisy.py", sd=0.3, runs=failing(2))
+    out = hk_json("bench", s, "--n", "4", env=f.env())
     assert out["ok"] is False
     text = " ".join(w["message"] for w in out["warnings"])
     assert "run(s) 2 printed ok=false" in text
@@ -82,31 +129,33 @@ def test_bench_warns_about_noise_and_failed_checks(tmp_path):
 
 def test_profile_check_is_the_harness_s_own_and_says_when_it_could_not_run(tmp_path):
     # A plain script's line cannot supply the cross-check: only the trusted runner profiles.
-    s = write_script(tmp_path, "k.py", extra='line["profile_check"] = {"ms_over_span": 1.0, "span_per_call_ms": 1.0}')
-    out = hk_json("bench", s, "--n", "2", "--profile-check")
+    f = Fake(tmp_path)
+    s = f.script("k.py", line={"profile_check": {"ms_over_span": 1.0, "span_per_call_ms": 1.0}})
+    out = hk_json("bench", s, "--n", "2", "--profile-check", env=f.env())
     assert "profile_check" not in out
     assert any("profile_check needs the trusted runner" in w["message"] for w in out["warnings"])
-    assert not any("profile_check" in w["message"] for w in hk_json("bench", s, "--n", "2")["warnings"])
+    assert not any("profile_check" in w["message"] for w in hk_json("bench", s, "--n", "2", env=f.env())["warnings"])
 
 
-def verdict_of(base, cand, n=10, warmup=0, trial=0, *extra):
-    out = hk_json("verify", base, cand, "--n", str(n), "--warmup", str(warmup), *extra, env={"HK_TRIAL": str(trial)})
-    return out
+def verdict_of(fake, base, cand, n=10, warmup=0, trial=0, *extra):
+    return hk_json("verify", base, cand, "--n", str(n), "--warmup", str(warmup), *extra, env=fake.env(trial))
 
 
 def test_a_a_is_inconclusive_in_at_least_90_percent_of_50_trials(tmp_path):
-    base = write_script(tmp_path, "a_baseline.py")
-    cand = write_script(tmp_path, "a_candidate.py")
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        verdicts = list(pool.map(lambda t: verdict_of(base, cand, n=8, warmup=0, trial=t)["verdict"], range(50)))
+    f = Fake(tmp_path)
+    base = f.script("a_baseline.py")
+    cand = f.script("a_candidate.py")
+    # Each trial seeds every draw afresh: the candidate's runs are not the baseline's.
+    verdicts = [verdict_of(f, base, cand, 8, 0, t)["verdict"] for t in range(50)]
     assert set(verdicts) <= {"inconclusive", "faster", "slower"}
     assert verdicts.count("inconclusive") >= 45, verdicts
 
 
 def test_true_10_percent_slowdown_is_slower(tmp_path):
-    base = write_script(tmp_path, "b.py", mean=1.0)
-    cand = write_script(tmp_path, "c.py", mean=1.1)
-    out = verdict_of(base, cand, 6, 1, 0, "--no-stop-early")
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=1.1)
+    out = verdict_of(f, base, cand, 6, 1, 0, "--no-stop-early")
     assert out["verdict"] == "slower", out["reasons"]
     assert out["speedup"] == pytest.approx(1 / 1.1, rel=0.03)
     ci = out["speedup_ci95"]
@@ -121,9 +170,10 @@ def test_true_10_percent_slowdown_is_slower(tmp_path):
 
 def test_a_clear_difference_stops_after_three_pairs_and_keeps_the_seeds_rule(tmp_path):
     # cv 1% and a 10% slowdown: |diff| is ~8 standard errors at 3 pairs, past twice the threshold.
-    base = write_script(tmp_path, "b.py", mean=1.0)
-    cand = write_script(tmp_path, "c.py", mean=1.1)
-    out = verdict_of(base, cand, n=10, warmup=0)
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=1.1)
+    out = verdict_of(f, base, cand, n=10, warmup=0)
     assert out["verdict"] == "slower", out["reasons"]
     assert out["n"] == 3 and out["n_max"] == 10 and len(out["runs"]) == 6
     assert "stopped after 3 pairs" in out["stopped_early"]
@@ -131,26 +181,29 @@ def test_a_clear_difference_stops_after_three_pairs_and_keeps_the_seeds_rule(tmp
 
 
 def test_a_failing_candidate_stops_at_once_as_incorrect(tmp_path):
-    base = write_script(tmp_path, "b.py", mean=1.0)
-    cand = write_script(tmp_path, "c.py", mean=0.5, ok=False)
-    out = verdict_of(base, cand, n=10, warmup=0)
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=0.5, ok=False)
+    out = verdict_of(f, base, cand, n=10, warmup=0)
     assert out["verdict"] == "incorrect"
     assert len(out["runs"]) == 2 and "ok=false" in out["stopped_early"]
 
 
 def test_a_candidate_failing_in_the_warm_up_pair_stops_there_and_is_reported_once(tmp_path):
-    base = write_script(tmp_path, "b.py", mean=1.0)
-    cand = write_script(tmp_path, "c.py", mean=0.5, ok=False)
-    out = verdict_of(base, cand, n=10, warmup=1)
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=0.5, ok=False)
+    out = verdict_of(f, base, cand, n=10, warmup=1)
     assert out["verdict"] == "incorrect"
     assert len(out["runs"]) == 2 and "warm-up run 1" in out["stopped_early"]
     assert len(out["reasons"]) == 1, out["reasons"]
 
 
 def test_true_speedup_is_faster_with_record_fields(tmp_path):
-    base = write_script(tmp_path, "b.py", mean=1.0)
-    cand = write_script(tmp_path, "gelu_candidate.py", mean=0.8)
-    out = verdict_of(base, cand, n=4, warmup=1)
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("gelu_candidate.py", mean=0.8)
+    out = verdict_of(f, base, cand, n=4, warmup=1)
     assert out["verdict"] == "faster"
     assert out["speedup"] == pytest.approx(1.25, rel=0.04)
     assert out["target"] == "gelu"
@@ -165,9 +218,10 @@ def test_true_speedup_is_faster_with_record_fields(tmp_path):
 
 
 def test_ok_false_is_incorrect_and_reports_no_speedup(tmp_path):
-    base = write_script(tmp_path, "b.py", mean=1.0)
-    cand = write_script(tmp_path, "c.py", mean=0.5, ok="run != 3")
-    out = verdict_of(base, cand, n=4)
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=0.5, runs=failing(3))
+    out = verdict_of(f, base, cand, n=4)
     assert out["verdict"] == "incorrect"
     assert "speedup" not in out
     assert any("candidate run 3 printed ok=false" in r for r in out["reasons"]), out["reasons"]
@@ -175,20 +229,46 @@ def test_ok_false_is_incorrect_and_reports_no_speedup(tmp_path):
 
 @pytest.mark.parametrize("field,kw", [("seed", {"seed": 1}), ("shapes", {"shapes": ((2048,),)})])
 def test_mismatch_is_invalid(tmp_path, field, kw):
-    base = write_script(tmp_path, "b.py")
-    cand = write_script(tmp_path, "c.py", mean=0.5, **kw)
-    out = verdict_of(base, cand, n=3)
+    f = Fake(tmp_path)
+    base = f.script("b.py")
+    cand = f.script("c.py", mean=0.5, **kw)
+    out = verdict_of(f, base, cand, n=3)
     assert out["verdict"] == "invalid"
     assert "speedup" not in out
     assert any(r.startswith("the scripts disagree on " + field) for r in out["reasons"]), out["reasons"]
 
 
 def test_baseline_failing_its_check_is_invalid(tmp_path):
-    base = write_script(tmp_path, "b.py", ok=False)
-    cand = write_script(tmp_path, "c.py")
-    out = verdict_of(base, cand, n=3)
+    f = Fake(tmp_path)
+    base = f.script("b.py", ok=False)
+    cand = f.script("c.py")
+    out = verdict_of(f, base, cand, n=3)
     assert out["verdict"] == "invalid"
     assert any("baseline fails its own check" in r for r in out["reasons"])
+
+
+def test_a_cancelled_verify_frees_the_gpu_for_the_next_call_at_once(tmp_path):
+    # The fake's candidate hangs in run 2 (the first run of pair 2) for up to 600 s while it
+    # holds the GPU lock. Cancelling the call must end that run: the bench sent after it then
+    # gets the lock and answers well inside the session's 60 s watchdog.
+    f = Fake(tmp_path)
+    base = f.script("b.py", runs={"1": {"sleep_s": 1.1}})  # past the progress throttle (1 s)
+    cand = f.script("c.py", runs={"2": {"hang": True}})
+    with McpSession("--python", PY, env=f.env(), timeout=60) as session:
+        session._send({"jsonrpc": "2.0", "id": 900, "method": "tools/call",
+                       "params": {"name": "verify", "arguments": {"baseline": base, "candidate": cand, "n": 4,
+                                                                   "warmup": 0, "timeout_s": 600},
+                                  "_meta": {"progressToken": "v"}}})
+        while True:  # progress is sent at most once a second: wait until run 2 has started
+            m = json.loads(session.proc.stdout.readline())
+            assert m.get("id") != 900, m
+            if m.get("method") == "notifications/progress" and m["params"]["progress"] >= 1:
+                break
+        time.sleep(0.3)
+        session.notify("notifications/cancelled", {"requestId": 900, "reason": "test"})
+        res = session.call("bench", {"script": base, "n": 2})
+        assert not res.get("isError"), res
+        assert res["structuredContent"]["n"] == 2
 
 
 def test_crashing_run_is_an_error_naming_the_run_and_its_stderr(tmp_path):
@@ -252,9 +332,10 @@ def test_missing_script_is_a_clear_error(tmp_path):
 @pytest.fixture(scope="module")
 def verify_json(tmp_path_factory):
     d = tmp_path_factory.mktemp("verify")
-    base = write_script(d, "gelu_baseline.py", mean=1.0)
-    cand = write_script(d, "gelu_candidate.py", mean=0.9)
-    out = hk_json("verify", base, cand, "--n", "3", "--warmup", "0")
+    f = Fake(d)
+    base = f.script("gelu_baseline.py", mean=1.0)
+    cand = f.script("gelu_candidate.py", mean=0.9)
+    out = hk_json("verify", base, cand, "--n", "3", "--warmup", "0", env=f.env())
     p = d / "verify.json"
     p.write_text(json.dumps(out))
     return p

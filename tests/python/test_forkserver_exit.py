@@ -190,3 +190,36 @@ def test_a_kept_server_reaps_what_an_exiting_run_left(tmp_path):
         if server.poll() is None:
             os.killpg(server.pid, 9)
         server.wait()
+
+
+def test_the_server_answers_the_recorded_request_as_recorded(tmp_path):
+    # The transcript the C++ codec is tested against (tests/unit/fork_protocol_test.cpp): the
+    # server must read that request and answer with the same fields and the same bytes.
+    import base64
+    lines = [json.loads(x) for x in (ROOT / "tests" / "fixtures" / "fork_protocol" / "transcript.jsonl")
+             .read_text().splitlines() if x.strip()]
+    recorded_dir = "/tmp/hk-fork-transcript"
+    req = json.loads(json.dumps(lines[0]["line"]).replace(recorded_dir, str(tmp_path)))
+    want = lines[1]["line"]
+    (tmp_path / "echo.py").write_text(
+        "import os, sys\n"
+        "data = sys.stdin.read()\n"
+        "print(\"out:\" + data + \":\" + \" \".join(sys.argv[1:]))\n"
+        "sys.stderr.write(\"err\\xff\")\n"
+        "os.write(int(os.environ[\"HOTKERNEL_RESULT_FD\"]), b\"chan\\n\")\n"
+        "sys.exit(3)\n")
+    s = Server(tmp_path)
+    try:
+        s.p.stdin.write((json.dumps(req) + "\n").encode())
+        s.p.stdin.flush()
+        while True:
+            ans = s.read()
+            if ans.get("event") == "done":
+                break
+    finally:
+        s.close()
+    assert set(ans) == set(want)
+    for k in ("id", "exiting", "exit_code", "signal", "timed_out", "stdout_truncated", "stderr_truncated"):
+        assert ans[k] == want[k], k
+    for k in ("stdout_b64", "stderr_b64", "channel_b64"):
+        assert base64.b64decode(ans[k]) == base64.b64decode(want[k]).replace(recorded_dir.encode(), str(tmp_path).encode()), k

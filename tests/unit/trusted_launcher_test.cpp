@@ -70,3 +70,15 @@ TEST(VendoredContract, PlainScriptIsNotAProtocol3Target) {
     EXPECT_FALSE(is_protocol3_target(dir / "absent.py"));
     fs::remove_all(dir);
 }
+
+TEST(HarnessExit, ZeroForAResultOneOtherwiseAsTheHarnessExits) {
+    EXPECT_EQ(harness_exit_code(R"({"status": "ok", "ms": 1})"), 0);
+    EXPECT_EQ(harness_exit_code(R"({"status": "incorrect"})"), 0);
+    EXPECT_EQ(harness_exit_code(R"({"status": "invalid"})"), 0);
+    EXPECT_EQ(harness_exit_code(R"({"status": "error"})"), 1);
+    EXPECT_EQ(harness_exit_code(""), 1);
+    EXPECT_EQ(harness_exit_code("{not json"), 1);
+    // The harness's own rule (hotkernel_runner.py main) names the same three statuses.
+    EXPECT_NE(embedded_python("hotkernel_runner.py").find(R"(EXIT_ZERO_STATUSES = ("ok", "incorrect", "invalid"))"),
+              std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "measure/warm_launcher.h"
+#include "process/fork_protocol.h"
 #include "process/runner.h"
 #include "util/files.h"
 
@@ -75,9 +76,9 @@ TEST(warm_launcher, a_forked_run_matches_a_fresh_one) {
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
     EXPECT_EQ(warm->name(), "warm-fork");
     auto req = request(script);
-    auto a = fresh.launch(req, runner, {});
-    auto b = warm->launch(req, runner, {});
-    auto c = warm->launch(req, runner, {});
+    auto a = fresh.launch(req, runner, {}).process;
+    auto b = warm->launch(req, runner, {}).process;
+    auto c = warm->launch(req, runner, {}).process;
     ASSERT_TRUE(a.ok()) << a.describe() << a.stderr_text;
     ASSERT_TRUE(b.ok()) << b.describe() << b.stderr_text;
     ASSERT_TRUE(c.ok()) << c.describe() << c.stderr_text;
@@ -109,13 +110,13 @@ sys.exit(7)
     struct channel_launcher final : run_launcher {
         std::string name() const override { return "trusted-test"; }
         std::vector<std::string> command(const run_request& r) const override { return {r.python, r.script.string()}; }
-        process_result launch(const run_request& r, process_runner& pr, const cancel_token& c) override {
+        run_answer launch(const run_request& r, process_runner& pr, const cancel_token& c) override {
             process_spec s{.argv = command(r), .timeout_s = r.timeout_s, .stdin_data = "secret-input", .result_channel = true};
-            return pr.run(s, c);
+            return run_answer{.process = pr.run(s, c), .line_text = {}, .source = line_source::channel};
         }
     };
     auto composed = make_warm_launcher(std::make_unique<channel_launcher>(), true);
-    auto res = composed->launch(request(script), runner, {});
+    auto res = composed->launch(request(script), runner, {}).process;
     EXPECT_EQ(res.exit_code, 7);
     EXPECT_EQ(res.stdout_text, "out\n");
     EXPECT_EQ(res.channel_text, "chan:secret-input");
@@ -128,7 +129,7 @@ TEST(warm_launcher, no_warm_means_fresh_and_says_so) {
     auto script = write_script(dir, "echo.py", echo_script);
     posix_runner runner;
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), false);
-    auto res = warm->launch(request(script), runner, {});
+    auto res = warm->launch(request(script), runner, {}).process;
     EXPECT_TRUE(res.ok()) << res.stderr_text;
     EXPECT_EQ(warm->name(), "fresh-process");
     EXPECT_NE(warm->reason().find("--no-warm"), std::string::npos);
@@ -141,7 +142,7 @@ TEST(warm_launcher, a_runner_without_sessions_falls_back_and_names_why) {
     auto script = write_script(dir, "echo.py", echo_script);
     sessionless_runner runner;
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
-    auto res = warm->launch(request(script), runner, {});
+    auto res = warm->launch(request(script), runner, {}).process;
     EXPECT_TRUE(res.ok()) << res.stderr_text;
     EXPECT_EQ(warm->name(), "fresh-process");
     EXPECT_NE(warm->reason().find("cannot keep"), std::string::npos) << warm->reason();
@@ -155,7 +156,7 @@ TEST(warm_launcher, a_missing_interpreter_falls_back_to_the_fresh_error) {
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
     auto req = request(script);
     req.python = "/nonexistent/python3";
-    auto res = warm->launch(req, runner, {});
+    auto res = warm->launch(req, runner, {}).process;
     EXPECT_TRUE(res.spawn_failed);  // the fresh path reports it as it always does
     EXPECT_NE(warm->reason().find("could not be started"), std::string::npos) << warm->reason();
     fs::remove_all(dir);
@@ -168,7 +169,7 @@ TEST(warm_launcher, startup_only_variables_make_that_run_fresh) {
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
     auto req = request(script);
     req.env["PYTHONHASHSEED"] = "0";
-    auto res = warm->launch(req, runner, {});
+    auto res = warm->launch(req, runner, {}).process;
     EXPECT_TRUE(res.ok()) << res.stderr_text;
     EXPECT_EQ(warm->name(), "fresh-process");
     EXPECT_NE(warm->reason().find("PYTHONHASHSEED"), std::string::npos) << warm->reason();
@@ -185,7 +186,7 @@ TEST(warm_launcher, a_hanging_forked_run_is_killed_at_its_timeout) {
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
     auto req = request(script, 1.0);
     auto t0 = std::chrono::steady_clock::now();
-    auto res = warm->launch(req, runner, {});
+    auto res = warm->launch(req, runner, {}).process;
     double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     EXPECT_TRUE(res.timed_out) << res.describe();
     EXPECT_EQ(warm->name(), "warm-fork");
@@ -193,7 +194,7 @@ TEST(warm_launcher, a_hanging_forked_run_is_killed_at_its_timeout) {
     EXPECT_NE(res.stdout_text.find("started"), std::string::npos);
     // The server survives and serves the next run.
     auto ok_script = write_script(dir, "echo.py", echo_script);
-    auto next = warm->launch(request(ok_script), runner, {});
+    auto next = warm->launch(request(ok_script), runner, {}).process;
     EXPECT_TRUE(next.ok()) << next.describe() << next.stderr_text;
     EXPECT_EQ(warm->describe()["warm_runs"], 2);
     std::this_thread::sleep_for(std::chrono::milliseconds(3500));
@@ -211,7 +212,7 @@ TEST(warm_launcher, cancellation_stops_a_forked_run) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1500));
         tok.cancel();
     });
-    auto res = warm->launch(request(script), runner, tok);
+    auto res = warm->launch(request(script), runner, tok).process;
     t.join();
     EXPECT_TRUE(res.cancelled);
     fs::remove_all(dir);
@@ -224,10 +225,10 @@ TEST(warm_launcher, the_server_imports_torch_only_for_scripts_that_name_it) {
     auto heavy = write_script(dir, "heavy.py", std::string("# uses torch\n") + echo_script);
     posix_runner runner;
     auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
-    ASSERT_TRUE(warm->launch(request(plain), runner, {}).ok());
+    ASSERT_TRUE(warm->launch(request(plain), runner, {}).process.ok());
     EXPECT_NE(warm->reason().find("names neither"), std::string::npos) << warm->reason();
     // The light server is replaced by one that imports torch once a script needs it.
-    ASSERT_TRUE(warm->launch(request(heavy), runner, {}).ok());
+    ASSERT_TRUE(warm->launch(request(heavy), runner, {}).process.ok());
     EXPECT_NE(warm->reason().find("there is none in this interpreter"), std::string::npos) << warm->reason();
     EXPECT_EQ(warm->name(), "warm-fork");
     fs::remove_all(dir);

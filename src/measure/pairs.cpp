@@ -1,0 +1,74 @@
+// The ABBA pair loop (see pairs.h).
+#include "measure/pairs.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "stats/paired.h"
+#include "stats/stopping.h"
+
+namespace hotkernel {
+
+pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const cancel_token& cancel,
+                       run_launcher& launcher, const pair_progress& progress) {
+    pair_outcome out;
+    compare_input& in = out.runs;
+    std::string& stopped = out.stopped;
+    const std::size_t warmup = plan.warmup, n = plan.n;
+    const std::size_t pairs = warmup + n;
+    const double total_runs = static_cast<double>(2 * pairs);
+    double done = 0;
+    std::size_t sequence = 0;
+    auto side_ms = [](const std::vector<run_record>& v) {
+        std::vector<double> ms;
+        for (const auto& x : v) ms.push_back(x.ms);
+        return ms;
+    };
+    progress(0, total_runs, "starting");
+    for (std::size_t p = 0; p < pairs && stopped.empty(); ++p) {
+        const bool warm = p < warmup;
+        const std::size_t index = warm ? p + 1 : p - warmup + 1;
+        const std::size_t total = warm ? warmup : n;
+        // ABBA: B C, C B, B C, ... so a linear drift hits both sides alike.
+        const bool baseline_first = p % 2 == 0;
+        for (int k = 0; k < 2; ++k) {
+            const bool is_b = (k == 0) == baseline_first;
+            run_request req{.script = is_b ? plan.baseline : plan.candidate, .args = plan.args,
+                            .role = is_b ? "baseline" : "candidate", .index = index, .total = total, .warmup = warm,
+                            .python = plan.python, .timeout_s = plan.timeout_s, .env = {}};
+            run_record r = run_once(req, runner, cancel, launcher);
+            r.sequence = ++sequence;
+            auto& dest = warm ? (is_b ? in.warmup_baseline : in.warmup_candidate) : (is_b ? in.baseline : in.candidate);
+            const bool failed = r.ok.has_value() && !*r.ok;
+            dest.push_back(std::move(r));
+            done += 1;
+            std::string msg = fmt::format("{}{} {} of {}", warm ? "warm-up " : "", req.role, index, total);
+            if (!in.baseline.empty() && !in.candidate.empty()) {
+                const paired_stats ps = paired_ratio(side_ms(in.baseline), side_ms(in.candidate));
+                if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
+            }
+            progress(done, total_runs, msg);
+            // ok=false in any run decides the verdict (incorrect, or invalid for the baseline);
+            // more runs cannot change it. Finish the pair so both sides have a run to report.
+            if (failed && plan.stop_early && stopped.empty())
+                stopped = fmt::format("stopped after {} {} printed ok=false: the verdict cannot change", req.role,
+                                      warm ? "warm-up run " + std::to_string(index) : "run " + std::to_string(index));
+        }
+        if (!warm && plan.stop_early && stopped.empty() && p + 1 < pairs) {
+            const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate));
+            if (d.kind != stop_kind::go_on) stopped = d.why;
+        }
+    }
+    // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a
+    // side, so the warm-up pair stands in (moved, not copied: each run is judged once).
+    if (in.baseline.empty() || in.candidate.empty()) {
+        in.baseline = std::move(in.warmup_baseline);
+        in.candidate = std::move(in.warmup_candidate);
+        in.warmup_baseline.clear();
+        in.warmup_candidate.clear();
+    }
+    return out;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,40 @@
+// The pair loop of verify: baseline and candidate runs in ABBA order (pair 1 baseline first,
+// pair 2 candidate first, ...), warm-up pairs first, with stop-early and progress. Each run
+// goes through run_once; what the loop decides is only how many pairs to run.
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "measure/compare.h"
+#include "measure/measure.h"
+
+namespace hotkernel {
+
+struct pair_plan {
+    std::filesystem::path baseline, candidate;
+    std::vector<std::string> args;  ///< passed to both scripts
+    std::size_t n = 10;             ///< timed pairs at most
+    std::size_t warmup = 0;         ///< warm-up pairs before them (checked, not timed)
+    bool stop_early = true;         ///< stop once the verdict cannot change (stats/paired.h should_stop)
+    std::string python;
+    double timeout_s = 120;         ///< per run [s]
+};
+
+struct pair_outcome {
+    compare_input runs;   ///< every run, with run_record::sequence set in launch order
+    std::string stopped;  ///< why the loop ended before n pairs ("" when it did not)
+};
+
+/// (runs done, runs planned, message) after each run, and (0, planned, "starting") first.
+using pair_progress = std::function<void(double, double, const std::string&)>;
+
+/// Runs the pairs. A run that fails throws from run_once (tool_error naming it). When a stop
+/// on a failed warm-up run leaves no timed run, the warm-up pair stands in for the timed runs
+/// (moved, not copied: each run is judged once).
+pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const cancel_token& cancel,
+                       run_launcher& launcher, const pair_progress& progress);
+
+}  // namespace hotkernel

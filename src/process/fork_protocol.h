@@ -1,0 +1,48 @@
+// The fork server's wire protocol, written down once. The C++ half is this codec; the Python
+// half is python/hotkernel_forkserver.py, whose header points here. Both are tested against
+// one recorded transcript (tests/fixtures/fork_protocol/transcript.jsonl).
+//
+// One JSON object per line, each way.
+//   server -> hotkernel (its private result channel, or the kept server's socket):
+//     {"event": "ready", "forkable", "reason", "python", "import_s", "torch", "triton", "light",
+//      "connection", "age_s", ...}  once per connection, before any request is read;
+//     {"event": "done", "id", "pid", "exit_code" (null when killed), "signal", "timed_out",
+//      "exiting" (answered at the close of its pipes, before its exit: closes_before_exit),
+//      "wall_s", "stdout_b64", "stderr_b64", "channel_b64" (with result_channel),
+//      "stdout_truncated", "stderr_truncated", "strays": ["pid N: command", ...]}  per run;
+//     {"event": "refused", "id", "reason"}  when it cannot fork (then hotkernel runs fresh);
+//     {"event": "pong", "forkable", "reason"}  for {"op": "ping"}.
+//   hotkernel -> server (its stdin, or the socket):
+//     {"id", "script", "argv" (argv[1:] of the spec: the script and its args), "env_set",
+//      "env_unset", "cwd", "stdin_b64", "result_channel", "result_fd_env", "timeout_s",
+//      "kill_grace_s", "max_capture_bytes", "closes_before_exit"} per run, plus "env_full" (the
+//      client's whole environment) for a kept server, which another process started;
+//     {"op": "ping"} / {"op": "quit"}.
+// Bytes (stdin, stdout, stderr, the channel) travel as standard base64 so that any byte, valid
+// UTF-8 or not, comes back exactly.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "process/runner.h"
+#include "util/json.h"
+
+namespace hotkernel {
+
+/// The request line for one run of `spec` (`python FILE args...`: argv[0] is the server's own
+/// interpreter) in working directory `cwd`; with env_full, the client's whole environment.
+json encode_fork_request(std::size_t id, const process_spec& spec, const std::string& cwd,
+                         const std::map<std::string, std::string>* env_full = nullptr);
+
+/// A "done" answer as the process_result a fresh process would have given; wall_s falls back
+/// to `elapsed_s` when the server did not say. An exiting run has exit_code 0 and
+/// exit_pending set: the launcher that knows the child's rule sets its status.
+process_result decode_fork_done(const json& answer, double elapsed_s);
+
+/// Standard base64 (RFC 4648, padded). Decoding skips characters outside the alphabet.
+std::string base64_encode(std::string_view in);
+std::string base64_decode(std::string_view in);
+
+}  // namespace hotkernel

@@ -1,0 +1,127 @@
+// The pair loop (ABBA, stop-early, progress) on the fake runner, and the contract's findings
+// folded into the verdict before it is decided.
+#include <gtest/gtest.h>
+
+#include "measure/compare.h"
+#include "measure/pairs.h"
+#include "process/fake_runner.h"
+#include "util/files.h"
+
+using namespace hotkernel;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct scripts {
+    fs::path dir = make_temp_dir("hk-pairs-");
+    fs::path b = dir / "b.py", c = dir / "c.py";
+    scripts() {
+        write_file_atomic(b, "# fake\n");
+        write_file_atomic(c, "# fake\n");
+    }
+    ~scripts() { fs::remove_all(dir); }
+};
+
+json plain_line() { return json{{"ok", true}, {"seed", 0}, {"shapes", {{4096}}}, {"dtype", "fp32"}, {"iters", 1}}; }
+
+json fake_script(double b_mean, double c_mean, json c_runs = json::object()) {
+    return json{{"seed", 1},
+                {"scripts",
+                 {{"b.py", {{"ms", {{"mean", b_mean}, {"sd", 0.01}}}, {"line", plain_line()}}},
+                  {"c.py", {{"ms", {{"mean", c_mean}, {"sd", 0.01}}}, {"line", plain_line()}, {"runs", c_runs}}}}}};
+}
+
+run_record rec(const std::string& role, std::size_t index, double ms, std::size_t seq) {
+    run_record r;
+    r.role = role;
+    r.index = index;
+    r.ms = ms;
+    r.ok = true;
+    r.wall_s = 1.0;
+    r.sequence = seq;
+    r.line = json{{"ms", ms}, {"ok", true}, {"seed", 0}};
+    r.status = "ok";
+    return r;
+}
+
+}  // namespace
+
+TEST(run_pairs, runs_abba_with_warm_ups_first_and_reports_each_run) {
+    scripts s;
+    fake_runner f(fake_script(1.0, 1.0));
+    fresh_process_launcher l;
+    std::vector<std::pair<double, std::string>> progress;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 3, .warmup = 1, .stop_early = false,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l, [&](double done, double total, const std::string& msg) {
+                                     EXPECT_EQ(total, 8);
+                                     progress.emplace_back(done, msg);
+                                 });
+    EXPECT_EQ(out.stopped, "");
+    ASSERT_EQ(out.runs.baseline.size(), 3u);
+    ASSERT_EQ(out.runs.warmup_candidate.size(), 1u);
+    std::vector<std::string> order;
+    for (const run_record* r : in_launch_order(out.runs)) order.push_back((r->warmup ? "w" : "") + r->role.substr(0, 1));
+    EXPECT_EQ(order, (std::vector<std::string>{"wb", "wc", "c", "b", "b", "c", "c", "b"}));
+    ASSERT_EQ(progress.size(), 9u);
+    EXPECT_EQ(progress.front().second, "starting");
+    EXPECT_EQ(progress[1].second, "warm-up baseline 1 of 1");
+    EXPECT_EQ(progress.back().first, 8);
+    EXPECT_EQ(progress.back().second.rfind("baseline 3 of 3: speedup so far ", 0), 0u) << progress.back().second;
+}
+
+TEST(run_pairs, a_failed_check_stops_after_its_pair_and_says_which_run) {
+    scripts s;
+    fake_runner f(fake_script(1.0, 1.0, json{{"2", {{"line", {{"ok", false}}}}}}));
+    fresh_process_launcher l;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 10, .warmup = 0, .stop_early = true,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l, [](double, double, const std::string&) {});
+    EXPECT_EQ(out.stopped, "stopped after candidate run 2 printed ok=false: the verdict cannot change");
+    EXPECT_EQ(out.runs.baseline.size(), 2u);
+    EXPECT_EQ(out.runs.candidate.size(), 2u);
+    EXPECT_EQ(compare_runs(out.runs)["verdict"], "incorrect");
+}
+
+TEST(run_pairs, a_clear_difference_stops_early) {
+    scripts s;
+    fake_runner f(fake_script(1.0, 1.2));
+    fresh_process_launcher l;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 20, .warmup = 0, .stop_early = true,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l, [](double, double, const std::string&) {});
+    EXPECT_LT(out.runs.baseline.size(), 20u);
+    EXPECT_NE(out.stopped.find("stopped after"), std::string::npos) << out.stopped;
+    EXPECT_EQ(compare_runs(out.runs)["verdict"], "slower");
+}
+
+TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_it_is_decided) {
+    compare_input in;
+    for (std::size_t i = 1; i <= 3; ++i) {
+        in.baseline.push_back(rec("baseline", i, 2.0 + 0.01 * i, 2 * i - 1));
+        in.candidate.push_back(rec("candidate", i, 1.0 + 0.01 * i, 2 * i));
+    }
+    run_record& bad = in.candidate[1];
+    bad.ok = false;
+    bad.status = "invalid";
+    bad.reason = "the harness was patched";
+    bad.line["ok"] = false;
+    bad.line["status"] = "invalid";
+    bad.line["reason"] = bad.reason;
+    bad.contract_flags = json::array({json{{"flag", "threads_after_call"}, {"message", "m"}}});
+    in.candidate[2].contract_flags = bad.contract_flags;  // raised twice: reported once per role
+    const json out = compare_runs(in);
+    EXPECT_EQ(out["verdict"], "invalid");
+    ASSERT_GE(out["reasons"].size(), 2u);
+    EXPECT_EQ(out["reasons"][0], "the trusted runner found the candidate run 2: the harness was patched");
+    EXPECT_EQ(out["reasons"][1], "candidate run 2 printed ok=false: the candidate's output is wrong");
+    EXPECT_FALSE(out.contains("speedup"));
+    EXPECT_FALSE(out.contains("speedup_ci95"));
+    int seen = 0;
+    for (const auto& f : out["flags"])
+        if (f["flag"] == "threads_after_call") {
+            ++seen;
+            EXPECT_EQ(f["role"], "candidate");
+        }
+    EXPECT_EQ(seen, 1);
+}
