@@ -45,7 +45,7 @@ run_request request(const fs::path& script, double timeout_s = 30) {
     return r;
 }
 
-/// A runner that can run but cannot keep sessions (like a replaying test runner).
+/// A runner that can run but cannot start sessions (like a replaying test runner).
 struct sessionless_runner final : process_runner {
     using process_runner::run;
     process_result run(const process_spec& spec, const cancel_token& cancel) override { return m_real.run(spec, cancel); }
