@@ -1,8 +1,8 @@
 # Warm fork server: imports torch (and triton, the contract) once without initialising CUDA,
 # then forks a fresh child per run that executes a script exactly as `python script.py` would.
 #
-# The other half of the C++ client (the forking runner in src/measure/warm_launcher.cpp, its
-# codec in src/process/fork_protocol.cpp). Started by hotkernel as
+# The other half of src/process/fork_server_runner.cpp (its codec: src/process/fork_protocol.cpp).
+# Started by hotkernel as
 # `python hotkernel_forkserver.py` with HOTKERNEL_RESULT_FD naming a private pipe. The wire
 # protocol (one JSON object per line each way: a ready line, then a request and its answer per
 # run) is written down once, in src/process/fork_protocol.h; a recorded transcript

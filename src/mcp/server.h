@@ -20,7 +20,7 @@
 
 namespace hotkernel {
 
-class fork_server_pool;  // measure/warm_launcher.h
+class fork_server_pool;  // process/fork_server_runner.h
 
 struct mcp_options {
     std::string python;  ///< --python, passed on to tools that run the user's interpreter

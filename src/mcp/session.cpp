@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "mcp/server.h"
-#include "measure/warm_launcher.h"
 #include "process/fake_runner.h"
+#include "process/fork_server_runner.h"
 #include "util/strings.h"
 #include "version.h"
 

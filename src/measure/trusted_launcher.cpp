@@ -1,4 +1,4 @@
-// The trusted runner launcher: the binary's contract owns the clock, the check and the result channel.
+// The trusted launcher: the binary's harness and contract own the clock, the check and the result channel.
 #include "measure/trusted_launcher.h"
 
 #include <algorithm>
@@ -143,7 +143,7 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     const std::string nonce = random_hex(16);
     std::random_device rd;
     const std::uint32_t check_seed = rd() & 0x7fffffff;
-    // The nonce and the hidden check seed go on stdin, which the runner reads and closes before
+    // The nonce and the hidden check seed go on stdin, which the harness reads and closes before
     // the candidate is imported; the environment is readable by anything in the process.
     json secret{{"nonce", nonce}, {"check_seed", check_seed}};
     if (req.profile_check) secret["profile_check"] = true;

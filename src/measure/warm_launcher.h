@@ -1,37 +1,35 @@
-// The warm launcher: runs each measured run as a child forked from a warm interpreter that
-// has already imported torch (python/hotkernel_forkserver.py), instead of a new process.
+// The warm launcher: launch policy for runs forked from a warm interpreter that has already
+// imported torch, instead of a new process each.
 //
-// It wraps another run_launcher (the fresh one, or the trusted runner): that launcher builds
+// It wraps another run_launcher (the fresh one, or the trusted launcher): that launcher builds
 // the process_spec it always builds (`python <file> args...`, env, stdin, result channel), and
-// the warm launcher hands it a process_runner that serves such specs from a fork server, one
-// server per (interpreter, cwd), reused for every run of a bench/verify. The child runs the
-// file as `__main__` with the same argv, env, cwd, stdin and inherited result fd, so what runs
-// is exactly what the wrapped launcher asked for, minus ~4 s of importing torch.
+// the warm launcher decides which process_runner runs it: a fork_server_runner
+// (process/fork_server_runner.h), which forks it from a fork server, one per (interpreter,
+// cwd), reused for every run of a bench/verify; or, with warm=false, the runner it was given.
+// What runs is exactly what the wrapped launcher asked for, minus ~4 s of importing torch.
 //
-// It falls back to the wrapped launcher's own fresh processes, and says why, when forking is
-// unsafe (CUDA already initialised in the server, Python threads, no os.fork), when the server
-// cannot be started, when the runner cannot keep sessions, when a spec cannot be honoured by a
-// fork (interpreter options, PYTHON*/LD_* variables set for the run), or when asked (warm=false).
+// The fork_server_runner falls back to fresh processes, and the launcher says why, when forking
+// is unsafe (CUDA already initialised in the server, Python threads, no os.fork), when the
+// server cannot be started, when the runner cannot keep sessions, or when a spec cannot be
+// honoured by a fork (interpreter options, PYTHON*/LD_* variables set for the run).
 #pragma once
 #include <filesystem>
-#include <map>
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "measure/measure.h"
+#include "process/fork_server_runner.h"
 #include "util/json.h"
 
 namespace hotkernel {
 
-class fork_server_pool;
-
 class warm_launcher final : public run_launcher {
 public:
-    /// `inner` builds and (when falling back) runs each spec. enabled=false: every run is
-    /// inner's, with launcher_reason saying it was asked for. With a pool, the launcher takes
-    /// a server from it and hands its servers back when destroyed (and kept servers, the ones
-    /// over a socket that outlive a CLI command, are off).
+    /// `inner` builds each spec. enabled=false: every run goes to the runner launch() is given,
+    /// with launcher_reason saying it was asked for. With a pool, the fork servers are taken from
+    /// it and handed back when the launcher is destroyed (and kept servers, the ones over a
+    /// socket that outlive a CLI command, are off). Every call must pass the same runner.
     warm_launcher(std::unique_ptr<run_launcher> inner, bool enabled, fork_server_pool* pool = nullptr);
     ~warm_launcher() override;
 
@@ -58,33 +56,16 @@ public:
     /// {"launcher", "launcher_reason", "warm_runs", "fresh_runs", "fork_server": {...}} for a result.
     [[nodiscard]] json describe() const;
 
-    struct server;   // one fork server session (defined in the .cpp)
-    struct state;    // shared with the forking runner
-
 private:
+    /// The runner the runs go to while warm, made over `runner` at the first call.
+    fork_server_runner& forking(process_runner& runner);
+    [[nodiscard]] fork_server_stats stats() const;
+
     std::unique_ptr<run_launcher> m_inner;
-    std::shared_ptr<state> m_state;
-};
-
-/// Fork servers kept between the calls of one long-lived process: in an MCP session one
-/// call's server serves the next call of the same interpreter and working directory. Owned by
-/// whoever runs the tools (mcp_session) and handed to them in tool_context::fork_servers; a
-/// server idle past idle_limit_s is ended, and destroying the pool ends the rest.
-class fork_server_pool {
-public:
-    explicit fork_server_pool(double idle_limit_s = 600);
-    ~fork_server_pool();
-    fork_server_pool(const fork_server_pool&) = delete;
-    fork_server_pool& operator=(const fork_server_pool&) = delete;
-
-    /// An idle server for (interpreter, cwd) that can serve a heavy or light script; nullptr if none.
-    std::unique_ptr<warm_launcher::server> take(const std::pair<std::string, std::string>& key, bool heavy);
-    /// Files a live server for the next call (a dead one is dropped).
-    void give(const std::pair<std::string, std::string>& key, std::unique_ptr<warm_launcher::server> srv);
-
-private:
-    struct impl;
-    std::unique_ptr<impl> m;
+    bool m_enabled = true;
+    fork_server_pool* m_pool = nullptr;
+    std::unique_ptr<fork_server_runner> m_fork;
+    std::size_t m_plain_runs = 0;  ///< runs given to the caller's runner (warm=false)
 };
 
 /// Wraps `inner` in a warm_launcher (bench and verify call this with their `warm` param and

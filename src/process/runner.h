@@ -44,7 +44,7 @@ struct process_spec {
     /// Seconds between SIGTERM to the group and SIGKILL.
     double kill_grace_s = 2.0;
     /// The child closes stdout, stderr and its channel once its output is complete, then exits
-    /// (the trusted runner). A fork server may answer then, while the exit (a CUDA context's
+    /// (the harness, hotkernel_runner.py). A fork server may answer then, while the exit (a CUDA context's
     /// teardown, ~0.1 s) still runs, and reap it before the next fork: process_result::exit_pending.
     bool closes_before_exit = false;
 };
@@ -145,7 +145,7 @@ public:
     /// A server that outlives this process (the kept fork server), talked to over the Unix
     /// socket `socket`: takes the lock file `<socket>.lock` without waiting (another client
     /// holds it: nullptr, *error says so), connects, and when nothing listens starts `spec`
-    /// detached (own session, stdin /dev/null, stdout and stderr to `log`, cwd /) and
+    /// detached (setsid, stdin /dev/null, stdout and stderr to `log`, cwd /) and
     /// returns at once: the session connects on its first read_line, once the server listens.
     /// Lines it reads come as from_channel. Destroying the session closes the connection and
     /// releases the lock; the server lives on. The default: nullptr (a test runner).

@@ -218,7 +218,7 @@ std::unique_ptr<process_session> posix_runner::connect_kept(const process_spec& 
     posix_spawn_file_actions_adddup2(&fa, log_fd, 1);
     posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
     posix_spawn_file_actions_addchdir_np(&fa, "/");
-    // Its own session: no terminal's SIGINT or SIGHUP, and no kill of our group, reaches it.
+    // setsid: no terminal's SIGINT or SIGHUP, and no kill of our group, reaches it.
     pid_t pid = 0;
     const int rc = exe.empty() ? ENOENT : spawn_with(exe, spec, &fa, -1, true, pid);
     posix_spawn_file_actions_destroy(&fa);

@@ -1,5 +1,5 @@
 // Starting a child: the child registry (what the stray sweep spares), the environment it
-// gets, posix_spawn into its own process group (or session), and its pipes.
+// gets, posix_spawn into its own process group (setsid when detached), and its pipes.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -83,7 +83,7 @@ std::vector<std::string> build_env(const process_spec& spec, int channel_fd) {
 
 /// posix_spawn of spec.argv with build_env(spec, chan_w), default SIGPIPE/SIGINT/SIGTERM (and
 /// SIGHUP when `detach`), an empty signal mask, and either a process group of its own or, with
-/// `detach`, a session of its own. Returns 0 or the errno of posix_spawn.
+/// `detach`, setsid (no controlling terminal, out of our group). Returns 0 or posix_spawn's errno.
 int spawn_with(const std::filesystem::path& exe, const process_spec& spec, posix_spawn_file_actions_t* fa, int chan_w,
                bool detach, pid_t& pid) {
     posix_spawnattr_t attr;

@@ -58,12 +58,12 @@ struct tool_annotations {
     bool open_world = false;
 };
 
-class fork_server_pool;  // measure/warm_launcher.h
+class fork_server_pool;  // process/fork_server_runner.h
 
 /// Everything a handler may use from the outside world, injected (never global).
 struct tool_context {
     process_runner* runner = nullptr;
-    /// Warm fork servers kept between calls (an MCP session owns one); nullptr in the CLI,
+    /// Warm fork servers pooled between calls (an MCP session owns one); nullptr in the CLI,
     /// whose servers are the kept ones that outlive a command (HOTKERNEL_KEEP_WARM_S).
     fork_server_pool* fork_servers = nullptr;
     /// --python / HOTKERNEL_PYTHON / python3 on PATH, as given; resolve_python() checks it.
