@@ -53,17 +53,14 @@ json check_sample_clocks(const std::vector<const run_record*>& runs, double max_
                            "reads 2-3% under the true clock"}};
 }
 
-std::string throttle_warning(const json& check) {
-    if (!check.is_object() || check.value("throttled_samples", 0) == 0) return "";
+std::optional<finding> throttle_warning(const json& check) {
+    if (!check.is_object() || check.value("throttled_samples", 0) == 0) return std::nullopt;
     std::string runs;
     for (const auto& w : check["throttled_runs"]) runs += (runs.empty() ? "" : ", ") + w.get<std::string>();
-    return fmt::format("{} of {} timed samples were followed by an SM clock reading under {:.0f} MHz (90% of {:.0f} "
-                       "MHz; lowest {:.0f} MHz) in {}: the GPU was throttled (power, heat, a clock limit) or shared "
-                       "with other work while timing; see sample_clocks, and rerun on an idle, cool GPU if the times "
-                       "matter",
-                       check["throttled_samples"].get<std::size_t>(), check["samples"].get<std::size_t>(),
-                       check["threshold_mhz"].get<double>(), check["reference_mhz"].get<double>(),
-                       check["min_mhz"].get<double>(), runs);
+    return findings::sample_clocks_throttled(check["throttled_samples"].get<std::size_t>(),
+                                             check["samples"].get<std::size_t>(), check["threshold_mhz"].get<double>(),
+                                             check["reference_mhz"].get<double>(), check["min_mhz"].get<double>(),
+                                             runs);
 }
 
 }  // namespace hotkernel

@@ -2,9 +2,11 @@
 // known cycles over its event time, nvbench's idea) and puts the readings in its result line as
 // sample_sm_clock_mhz. This compares them with the card's maximum SM clock. Pure.
 #pragma once
+#include <optional>
 #include <vector>
 
 #include "measure/measure.h"
+#include "report/findings.h"
 #include "util/json.h"
 
 namespace hotkernel {
@@ -19,7 +21,7 @@ inline constexpr double throttle_fraction = 0.9;
 /// when no run reported any. max_sm_clock_mhz <= 0 or NaN: the fastest reading is the reference.
 json check_sample_clocks(const std::vector<const run_record*>& runs, double max_sm_clock_mhz);
 
-/// The warning for a result, or "" when no sample was throttled.
-std::string throttle_warning(const json& check);
+/// The warning for a result, or none when no sample was throttled.
+std::optional<finding> throttle_warning(const json& check);
 
 }  // namespace hotkernel

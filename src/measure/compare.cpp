@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "measure/consistency.h"
+#include "report/findings.h"
 #include "stats/paired.h"
 #include "stats/summary.h"
 #include "stats/verdict.h"
@@ -64,10 +65,9 @@ json compare_runs(const compare_input& in) {
         invalid.push_back("ok: the baseline reports a correctness check, the candidate prints none; both must follow "
                           "the same contract");
     if (!b_claims && c_claims)
-        warnings.push_back("the baseline prints no \"ok\" but the candidate does; only the candidate is checked");
+        warnings.push_back(findings::baseline_unchecked());
     if (!b_claims && !c_claims)
-        warnings.push_back("neither script prints \"ok\": correctness is not checked; scaffold with `new` or print "
-                           "{\"ms\": ..., \"ok\": ...}");
+        warnings.push_back(findings::output_unchecked(2));
 
     // Agreement between the scripts (first timed lines) and within each script.
     if (!all_b.empty() && !all_c.empty())
@@ -81,9 +81,7 @@ json compare_runs(const compare_input& in) {
     if (!all_b.empty() && !all_c.empty()) {
         json kb = line_field(all_b.front()->line, "rotate_k"), kc = line_field(all_c.front()->line, "rotate_k");
         if (!kb.is_null() && !kc.is_null() && kb != kc)
-            warnings.push_back(fmt::format("rotate_k differs (baseline {}, candidate {}): their inputs sit in "
-                                           "different cache states",
-                                           dump_line(kb), dump_line(kc)));
+            warnings.push_back(findings::rotate_k_differs(dump_line(kb), dump_line(kc)));
     }
 
     std::vector<double> b_ms, c_ms;
@@ -99,8 +97,8 @@ json compare_runs(const compare_input& in) {
             g["role"] = r->role;
             bool dup = false;
             for (const auto& h : flags)
-                dup = dup || (h.contains("role") && h["role"] == r->role && h.contains("flag") && g.contains("flag") &&
-                              h["flag"] == g["flag"]);
+                dup = dup || (h.contains("role") && h["role"] == r->role && h.contains("id") && g.contains("id") &&
+                              h["id"] == g["id"]);
             if (!dup) flags.push_back(std::move(g));
         }
         if (r->status == "invalid" && r->line.is_object() && r->line.contains("reason") && r->line["reason"].is_string()) {
@@ -146,10 +144,7 @@ json compare_runs(const compare_input& in) {
                              {"geomean_ratio", finite_or_null(ps.geomean_ratio)},
                              {"log_ratio_sd", finite_or_null(ps.log_ratio_sd)}};
         if (std::isfinite(ps.speedup) && ps.speedup > 10)
-            flags.push_back(json{{"flag", "speedup_over_10x"},
-                                 {"message", fmt::format("speedup {:.3g}x is over 10x: check that the candidate does "
-                                                         "the same work (side streams, cached results, skipped calls)",
-                                                         ps.speedup)}});
+            flags.push_back(findings::speedup_over_10x(ps.speedup));
     }
 
     // A run whose reported time (x iters) is longer than the whole process lived is lying.
@@ -158,24 +153,17 @@ json compare_runs(const compare_input& in) {
             json iters = line_field(r->line, "iters");
             double k = iters.is_number() && iters.get<double>() > 0 ? iters.get<double>() : 1.0;
             if (r->wall_s > 0 && r->ms * k / 1000.0 > r->wall_s)
-                flags.push_back(json{{"flag", "reported_time_exceeds_wall"},
-                                     {"message", fmt::format("{} reported {:.4g} ms x {} iters = {:.3g} s, longer than "
-                                                             "the process's own wall time {:.3g} s",
-                                                             label(*r), r->ms, k, r->ms * k / 1000.0, r->wall_s)}});
+                flags.push_back(findings::reported_time_exceeds_wall(label(*r), r->ms, k, r->wall_s));
         }
 
     if (sb.n >= 2 && sc.n >= 2 && sb.std == 0 && sc.std == 0 && tv.diff_ms != 0)
-        warnings.push_back("both scripts printed identical times in every run (zero spread): the rule's threshold is 0, "
-                           "so any difference is called; check that the timer has enough resolution");
+        warnings.push_back(findings::zero_spread());
     for (const auto& [name, s] : {std::pair{"baseline", sb}, std::pair{"candidate", sc}})
         if (s.n >= 2 && std::isfinite(s.cv()) && s.cv() > 0.05)
-            warnings.push_back(fmt::format("the {} varies a lot (cv {:.1f}% > 5%): a small difference cannot be "
-                                           "resolved; check for other work on the GPU or clock throttling",
-                                           name, s.cv() * 100));
+            warnings.push_back(findings::high_variance(s.cv() * 100, name));
     if (v == verdict_kind::inconclusive && sb.n >= 2 && std::isfinite(tv.threshold_ms) && sb.mean > 0)
-        warnings.push_back(fmt::format("inconclusive: the difference {:.3g} ms ({:+.2f}%) is within the rule's "
-                                       "threshold {:.3g} ms; more pairs (n) resolve smaller differences",
-                                       tv.diff_ms, -100.0 * tv.diff_ms / sb.mean, tv.threshold_ms));
+        warnings.push_back(
+            findings::inconclusive_within_threshold(tv.diff_ms, -100.0 * tv.diff_ms / sb.mean, tv.threshold_ms));
     out["flags"] = flags;
     out["warnings"] = warnings;
     return out;

@@ -71,13 +71,10 @@ std::vector<std::string> unstable_fields(const std::vector<json>& lines, const s
 
 namespace hotkernel {
 
-std::string contract_mismatch(const json& line, const std::string& binary_hash) {
+std::optional<finding> contract_mismatch(const json& line, const std::string& binary_hash) {
     json h = line_field(line, "contract_sha256");
-    if (!h.is_string() || binary_hash.empty() || h.get<std::string>() == binary_hash) return "";
-    return fmt::format("the vendored hotkernel_contract.py differs from this hotkernel's own copy (sha256 {}… "
-                       "against {}…): it is stale or edited; re-create it with `hotkernel new --force` (move an "
-                       "edited candidate aside first)",
-                       h.get<std::string>().substr(0, 12), binary_hash.substr(0, 12));
+    if (!h.is_string() || binary_hash.empty() || h.get<std::string>() == binary_hash) return std::nullopt;
+    return findings::contract_mismatch(h.get<std::string>().substr(0, 12), binary_hash.substr(0, 12));
 }
 
 }  // namespace hotkernel

@@ -1,9 +1,11 @@
 // What two result lines must agree on before their times can be compared, and the fields a
 // record cites (seed, target, roofline inputs, versions). Pure.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "report/findings.h"
 #include "util/json.h"
 
 namespace hotkernel {
@@ -25,8 +27,8 @@ std::vector<std::string> compare_lines(const json& baseline, const json& candida
 std::vector<std::string> unstable_fields(const std::vector<json>& lines, const std::string& role);
 
 /// A warning when a protocol-3 line's contract_sha256 is not the binary's own contract (a stale
-/// or edited vendored copy); empty when it matches or the line does not say.
-std::string contract_mismatch(const json& line, const std::string& binary_hash);
+/// or edited vendored copy); none when it matches or the line does not say.
+std::optional<finding> contract_mismatch(const json& line, const std::string& binary_hash);
 
 /// The line's value for a field, falling back to an alias ("shape" for "shapes").
 json line_field(const json& line, const std::string& field);

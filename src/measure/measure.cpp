@@ -2,6 +2,7 @@
 #include "measure/measure.h"
 #include "measure/clock_check.h"
 #include "process/strays.h"
+#include "report/findings.h"
 #include "util/file_lock.h"
 
 #include <algorithm>
@@ -50,7 +51,7 @@ std::filesystem::path measure_lock_path() {
 
 namespace {
 
-std::string lock_wait_warning(const std::vector<const run_record*>& runs) {
+std::optional<finding> lock_wait_warning(const std::vector<const run_record*>& runs) {
     double total = 0;
     std::size_t waited = 0;
     for (const run_record* r : runs)
@@ -60,23 +61,19 @@ std::string lock_wait_warning(const std::vector<const run_record*>& runs) {
         }
     for (const run_record* r : runs)
         if (r != nullptr && !r->lock_note.empty())
-            return "runs went without the per-GPU measurement lock (" + r->lock_note +
-                   "): another hotkernel measuring on this GPU at the same time would disturb the times";
-    if (total < 1.0) return "";
-    return fmt::format("{} run(s) waited {:.1f} s in all for other hotkernel measurements on this GPU to finish "
-                       "(hotkernel times one run at a time per GPU set; lock {})",
-                       waited, total, measure_lock_path().string());
+            return findings::measured_without_lock(r->lock_note);
+    if (total < 1.0) return std::nullopt;
+    return findings::lock_waited(waited, total, measure_lock_path().string());
 }
 
-std::vector<std::string> stray_warnings(const std::vector<const run_record*>& runs) {
-    std::vector<std::string> out;
+std::vector<finding> stray_warnings(const std::vector<const run_record*>& runs) {
+    std::vector<finding> out;
     for (const run_record* r : runs) {
         if (r == nullptr || r->strays.empty()) continue;
         std::string cmds;
         for (const auto& c : r->strays) cmds += (cmds.empty() ? "" : "; ") + c;
-        out.push_back(fmt::format("{}{} {} left {} process(es) running after it exited (started with setsid or a "
-                                  "double fork, or not yet gone); hotkernel killed them before the next run: {}",
-                                  r->warmup ? "warm-up " : "", r->role, r->index, r->strays.size(), cmds));
+        out.push_back(findings::stray_processes(fmt::format("{}{} {}", r->warmup ? "warm-up " : "", r->role, r->index),
+                                                r->strays.size(), cmds));
     }
     return out;
 }
@@ -86,10 +83,10 @@ std::vector<std::string> stray_warnings(const std::vector<const run_record*>& ru
 void report_run_findings(const std::vector<const run_record*>& runs, double max_sm_clock_mhz, json& result,
                          json& warnings) {
     json clocks = check_sample_clocks(runs, max_sm_clock_mhz);
-    if (std::string w = throttle_warning(clocks); !w.empty()) warnings.push_back(w);
+    if (auto w = throttle_warning(clocks)) warnings.push_back(*w);
     if (!clocks.is_null()) result["sample_clocks"] = clocks;
     for (auto& w : stray_warnings(runs)) warnings.push_back(std::move(w));
-    if (std::string w = lock_wait_warning(runs); !w.empty()) warnings.push_back(w);
+    if (auto w = lock_wait_warning(runs)) warnings.push_back(*w);
 }
 
 std::string shell_join(const std::vector<std::string>& argv) {

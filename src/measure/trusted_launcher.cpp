@@ -40,22 +40,17 @@ bool is_protocol3_target(const fs::path& script) {
            text->find("hotkernel_contract") != std::string::npos;
 }
 
-std::string vendored_contract::warning() const {
+std::optional<finding> vendored_contract::warning() const {
     const std::string ours = contract_hash().substr(0, 12);
-    if (status == "missing")
-        return fmt::format("no vendored hotkernel_contract.py beside the target ({}); the run used this binary's copy "
-                           "(sha256 {}…); `python` on the script alone will fail until you copy it there",
-                           path.string(), ours);
-    if (status == "same") return "";
+    if (status == "missing") return findings::vendored_contract_missing(path.string(), ours);
+    if (status == "same") return std::nullopt;
     std::string what = status == "stale"
                            ? fmt::format("protocol {} vs {}", protocol ? std::to_string(*protocol) : "unknown",
                                          contract_protocol())
                            : "edited: same protocol, other bytes";
-    return fmt::format("vendored hotkernel_contract.py differs from this binary's (sha256 {}… vs {}…; {}); the run "
-                       "used the binary's copy, so the script run by hand measures differently; rerun `hotkernel new "
-                       "--force` with the same options (move an edited candidate aside first), or copy it: cp {} {}",
-                       sha256.substr(0, 12), ours, what, (embedded_python_dir() / "hotkernel_contract.py").string(),
-                       path.string());
+    return findings::vendored_contract_differs(sha256.substr(0, 12), ours, what,
+                                               (embedded_python_dir() / "hotkernel_contract.py").string(),
+                                               path.string());
 }
 
 json vendored_contract::to_json() const {
@@ -186,7 +181,7 @@ void describe_trust(json& result, json& warnings, const run_launcher& launcher, 
         seen.push_back(dir);
         vendored_contract v = inspect_vendored_contract(scripts[i]);
         result[i == 0 ? "vendored_contract" : "candidate_vendored_contract"] = v.to_json();
-        if (v.status != "same") warnings.push_back(v.warning());
+        if (auto w = v.warning()) warnings.push_back(*w);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "measure/measure.h"
+#include "report/findings.h"
 #include "util/json.h"
 
 namespace hotkernel {
@@ -24,8 +25,8 @@ struct vendored_contract {
     std::filesystem::path path;
     std::optional<int> protocol;   ///< PROTOCOL = N in the vendored file
     std::string sha256;            ///< of the vendored file ("" when missing)
-    /// A sentence for the warnings when status is not "same" ("" otherwise).
-    [[nodiscard]] std::string warning() const;
+    /// The warning when status is not "same" (none otherwise).
+    [[nodiscard]] std::optional<finding> warning() const;
     [[nodiscard]] json to_json() const;
 };
 vendored_contract inspect_vendored_contract(const std::filesystem::path& script);

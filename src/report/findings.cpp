@@ -158,14 +158,12 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
      "read it; the listing may be in an older format"},
     {results_skipped, "results_skipped", W, "files under the results folder are not hotkernel results",
      "move them out of the results folder (see skipped)"},
-    {unclassified, "unclassified", W, "a warning from code that has no id for it yet",
-     "read the message; match on its text only until it gets an id"},
 });
 
 constexpr bool rows_in_order() {
     for (std::size_t i = 0; i < catalogue_rows.size(); ++i)
         if (static_cast<std::size_t>(catalogue_rows[i].id) != i) return false;
-    return catalogue_rows.size() == static_cast<std::size_t>(unclassified) + 1;
+    return catalogue_rows.size() == static_cast<std::size_t>(results_skipped) + 1;
 }
 static_assert(rows_in_order(), "finding_catalogue rows must list every finding_id once, in enum order");
 
@@ -175,12 +173,13 @@ std::string string_at(const json& j, const char* key) {
     return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-/// An item of `warnings` or `flags` in the current shape.
+/// An item of `warnings` or `flags` in the current shape; the older shapes come from result files.
 json normalized(const json& item) {
-    if (item.is_string()) return json{{"id", "unclassified"}, {"message", item}};
-    if (!item.is_object()) return json{{"id", "unclassified"}, {"message", dump_line(item)}};
+    const json legacy(std::string{legacy_string_id});
+    if (item.is_string()) return json{{"id", legacy}, {"message", item}};
+    if (!item.is_object()) return json{{"id", legacy}, {"message", dump_line(item)}};
     if (item.contains("id")) return item;
-    json out{{"id", item.contains("flag") ? item["flag"] : json("unclassified")}};
+    json out{{"id", item.contains("flag") ? item["flag"] : legacy}};
     for (const auto& [k, v] : item.items())
         if (k != "flag") out[k] = v;
     return out;
@@ -230,7 +229,7 @@ std::string finding_id_of(const json& item) {
         if (std::string id = string_at(item, "id"); !id.empty()) return id;
         if (std::string flag = string_at(item, "flag"); !flag.empty()) return flag;
     }
-    return "unclassified";
+    return std::string{legacy_string_id};
 }
 
 json findings_schema(finding_kind kind) {
@@ -252,6 +251,9 @@ std::string findings_markdown() {
         "with what to do.\n\n"
         "- **warning**: the result stands, but read it with care.\n"
         "- **flag**: the result looks implausible; do not trust it until the flag is explained.\n\n"
+        "A result file recorded before findings had ids holds bare strings and `{\"flag\": ..., \"message\": ...}`; "
+        "read back, a string gets the id `unclassified` and a flag its `flag` as id. No new result carries "
+        "`unclassified`.\n\n"
         "| id | kind | meaning | what to do |\n|---|---|---|---|\n";
     auto cell = [](std::string_view s) {
         std::string c;

@@ -86,8 +86,6 @@ enum class finding_id {
     disassembler_warning,
     // record
     results_skipped,
-    // a bare string from code not yet given an id; a unit test lists where they come from
-    unclassified,
 };
 
 struct finding_info {
@@ -112,13 +110,18 @@ struct finding {
 /// {"id": ..., "message": ...}; lets `warnings.push_back(some_builder(...))` take a finding.
 void to_json(json& j, const finding& f);
 
-/// Rewrites `warnings` and `flags` of a result into {id, message} objects: a bare string becomes
-/// {"id": "unclassified"}, an older {"flag": ..., "message": ...} gets "id" for "flag". A runner
-/// flag (one with "role") is kept once per id and role, as every run reports it again.
+/// The id an older result file's bare-string warning reads as. No result this binary makes
+/// carries it (every site builds a finding); it is not in the catalogue.
+inline constexpr std::string_view legacy_string_id = "unclassified";
+
+/// Rewrites `warnings` and `flags` of a result into {id, message} objects. Results recorded
+/// before findings had ids are read too: a bare string gets legacy_string_id, a
+/// {"flag": ..., "message": ...} gets "id" for "flag". A runner flag (one with "role") is kept
+/// once per id and role, as every run reports it again.
 void normalize_findings(json& result);
 /// The message of a warning or flag in either shape (a string, {id|flag, message}).
 std::string finding_message(const json& item);
-/// The id of a warning or flag in either shape ("unclassified" for a string).
+/// The id of a warning or flag in either shape (legacy_string_id for a string).
 std::string finding_id_of(const json& item);
 
 /// JSON Schema of a `warnings` or `flags` array, for tools' output schemas.

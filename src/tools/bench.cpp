@@ -31,8 +31,7 @@ void summarize_profile_check(const std::vector<run_record>& runs, json& result, 
             kernel.push_back(p["kernel_median_ms"].get<double>());
     }
     if (ratio.empty()) {
-        warnings.push_back("profile_check: no run reported a profile of its timed graph (it needs the trusted runner, "
-                           "a GPU and a CUDA-graph timer: cupti or cuda_graph)");
+        warnings.push_back(findings::profile_check_unreported());
         return;
     }
     result["profile_check"] = json{{"runs", ratio.size()},
@@ -119,13 +118,10 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     if (!failed.empty()) {
         std::string which;
         for (auto i : failed) which += (which.empty() ? "" : ", ") + std::to_string(i);
-        warnings.push_back(fmt::format("run(s) {} printed ok=false: the script's correctness check failed; fix the "
-                                       "kernel before trusting its time",
-                                       which));
+        warnings.push_back(findings::script_check_failed(which));
     }
     if (!any_claim)
-        warnings.push_back("the script prints no \"ok\": its output is not checked; print {\"ms\": ..., \"ok\": ...} "
-                           "(scripts made by `new` do)");
+        warnings.push_back(findings::output_unchecked(1));
 
     for (const char* f : {"target", "seed", "iters", "timer", "dtype"}) {
         json v = line_field(first, f);
@@ -143,38 +139,30 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     result["wall_s"] = total_wall;
 
     if (n >= 2 && std::isfinite(s.cv()) && s.cv() > 0.05)
-        warnings.push_back(fmt::format("the runs vary a lot (cv {:.1f}% > 5%): the mean is imprecise; check for other "
-                                       "work on the GPU, clock throttling, or a warm-up that is too short",
-                                       s.cv() * 100));
-    if (n < 2) warnings.push_back("n = 1: no spread can be estimated; use n >= 2 (10 is the default)");
+        warnings.push_back(findings::high_variance(s.cv() * 100));
+    if (n < 2) warnings.push_back(findings::single_run());
     if (n >= 3) {
         // hyperfine's warning: a first run far slower than the rest means the warm-up is too short.
         std::vector<double> rest(samples.begin() + 1, samples.end());
         auto rs = summarize(rest);
         if (samples[0] > rs.max && rs.std > 0 && samples[0] - rs.mean > 5 * rs.std)
-            warnings.push_back(fmt::format("run 1 ({:.4g} ms) was far slower than the others (mean {:.4g} ms): something "
-                                           "was still warming up (compilation, autotuning, clocks)",
-                                           samples[0], rs.mean));
+            warnings.push_back(findings::slow_first_run(samples[0], rs.mean));
     }
     describe_trust(result, warnings, *launcher, {script});
     for (const auto& r : runs)  // the trusted runner's verdict on a run (patched harness, forged result, ...)
         if (r.status == "invalid")
-            warnings.push_back(fmt::format("run {}: the trusted runner declared it invalid: {}", r.index,
-                                           r.line.contains("reason") && r.line["reason"].is_string()
-                                               ? r.reason
-                                               : std::string("no reason given")));
+            warnings.push_back(findings::runner_declared_invalid(
+                r.index, r.line.contains("reason") && r.line["reason"].is_string() ? r.reason
+                                                                                   : std::string("no reason given")));
     if (!launcher->trusted())
-        if (std::string w = contract_mismatch(first, contract_hash()); !w.empty()) warnings.push_back(w);
+        if (auto w = contract_mismatch(first, contract_hash())) warnings.push_back(*w);
     for (const auto& u : unstable_fields(lines, "bench"))
-        warnings.push_back("the script's own description changed between runs (" + u + "); fix its seed and shapes");
+        warnings.push_back(findings::description_changed(u));
     if (result["self_reported"].get<bool>())
-        warnings.push_back(protocol >= 3 ? "timing is reported by the script's vendored contract on stdout, not by the "
-                                           "harness; treat it as self-reported"
-                                         : "timing is self-reported by the script (a plain bench-contract script); "
-                                           "scaffold with `new` for the protocol-3 timer and check");
+        warnings.push_back(findings::self_reported_timing(protocol, 1));
     for (const auto& r : runs)
         if (r.had_invalid_utf8) {
-            warnings.push_back(fmt::format("run {} printed bytes that are not UTF-8 (replaced)", r.index));
+            warnings.push_back(findings::invalid_utf8(r.index));
             break;
         }
 
@@ -182,8 +170,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
         if (launcher->trusted())
             summarize_profile_check(runs, result, warnings);
         else  // a script's own line could say anything here
-            warnings.push_back("profile_check needs the trusted runner (a protocol-3 target made by `new`); this script "
-                               "reports its own times, so nothing was profiled");
+            warnings.push_back(findings::profile_check_untrusted());
     }
     {
         // bench asks nvidia-smi nothing (it stays quick): the fastest reading is the reference.

@@ -108,13 +108,8 @@ void roofline_check(const json& line, const gpu_context& g, double candidate_min
         r["candidate_pct_of_floor"] = 100.0 * rr.attainable_ms / candidate_min_ms;
     result["roofline"] = r;
     if (std::isfinite(candidate_min_ms) && candidate_min_ms < rr.attainable_ms)
-        flags.push_back(json{{"flag", "under_roofline_floor"},
-                             {"message", fmt::format("the candidate's fastest run ({:.4g} ms) is under the {} "
-                                                     "spec-sheet floor ({:.4g} ms for {} flops, {} bytes, {}): it "
-                                                     "cannot have done that work from DRAM (L2 reuse, skipped work, "
-                                                     "or wrong roofline_inputs)",
-                                                     candidate_min_ms, spec->display_name(), rr.attainable_ms,
-                                                     in.flops, in.bytes, dtype)}});
+        flags.push_back(findings::under_roofline_floor(candidate_min_ms, spec->display_name(), rr.attainable_ms,
+                                                       in.flops, in.bytes, dtype));
 }
 
 struct verify_args {
@@ -215,25 +210,21 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     result["timer"] = line_field(bline, "timer");
     result["self_reported"] = !(protocol >= 3 && launcher->trusted());
     if (result["self_reported"].get<bool>())
-        warnings.push_back(protocol >= 3 ? "timing and the check are reported by each script's vendored contract on "
-                                           "stdout, not by the harness; treat the result as self-reported"
-                                         : "timing is self-reported by the scripts (plain bench-contract scripts); "
-                                           "scaffold with `new` for the protocol-3 timer and check");
+        warnings.push_back(findings::self_reported_timing(protocol, 2));
     describe_trust(result, warnings, *launcher, {baseline, candidate});
     if (!launcher->trusted()) {
-        if (std::string w = contract_mismatch(bline, contract_hash()); !w.empty()) warnings.push_back(w);
-        else if (std::string wc = contract_mismatch(cline, contract_hash()); !wc.empty()) warnings.push_back(wc);
+        if (auto w = contract_mismatch(bline, contract_hash())) warnings.push_back(*w);
+        else if (auto wc = contract_mismatch(cline, contract_hash())) warnings.push_back(*wc);
     }
     for (const run_record* r : all)
         if (r->had_invalid_utf8) {
-            warnings.push_back("a run printed bytes that are not UTF-8 (replaced); see runs[].line");
+            warnings.push_back(findings::invalid_utf8(std::nullopt));
             break;
         }
     report_run_findings(all, gpu.gpu && gpu.gpu->max_sm_clock_mhz ? *gpu.gpu->max_sm_clock_mhz : NAN, result,
                         warnings);
     if (gpu.gpu && clocks_after.is_object() && clocks_after.value("throttled", false))
-        warnings.push_back("the GPU was throttled (power or heat) when the runs finished: see "
-                           "measurement.clocks_after; rerun on an idle, cool GPU");
+        warnings.push_back(findings::gpu_throttled_after());
 
     json m;
     m["gpu"] = gpu.gpu ? gpu_record_json(*gpu.gpu) : json(nullptr);

@@ -94,8 +94,8 @@ print(json.dumps({"ms": 1.0, "ok": True}))
     pid = int(pidfile.read_text())
     assert not pid_alive(pid), "the daemon outlived the bench"
     res = json.loads(out)
-    assert any("left 1 process(es) running" in w["message"] and "time.sleep(300)" in w["message"]
-               for w in res["warnings"]), res["warnings"]
+    assert any(w["id"] == "stray_processes" and "left 1 process(es) running" in w["message"]
+               and "time.sleep(300)" in w["message"] for w in res["warnings"]), res["warnings"]
     assert res["runs"][0]["strays_killed"][0].startswith("pid %d:" % pid)
 
 
@@ -137,7 +137,7 @@ def test_an_unusable_gpu_lock_is_said_and_the_bench_still_runs(tmp_path):
                        timeout=120, env={**env_unset, **env})
     assert p.returncode == 0, p.stderr
     res = json.loads(p.stdout)
-    assert any("without the per-GPU measurement lock" in w["message"] for w in res["warnings"]), res["warnings"]
+    assert any(w["id"] == "measured_without_lock" for w in res["warnings"]), res["warnings"]
     assert "cannot open the lock file" in res["runs"][0]["gpu_lock"]
 
 
@@ -259,7 +259,7 @@ sys.stderr.buffer.write(b"err \xff\xff\n")
     assert rc == 0, err
     r = json.loads(out)  # the result itself is valid UTF-8 JSON
     assert r["samples_ms"] == [3.0]
-    assert any("UTF-8" in w["message"] for w in r["warnings"]), r["warnings"]
+    assert any(w["id"] == "invalid_utf8" for w in r["warnings"]), r["warnings"]
 
 
 def test_invalid_utf8_without_a_result_line_is_a_clean_error(tmp_path):
@@ -472,9 +472,9 @@ def test_edited_vendored_contract_is_said_clearly(scaffold, tmp_path):
     rc, out, err = hk("--python", py, "--json", "bench", str(target / "gelu_baseline.py"), "--n", "1", timeout=600)
     assert rc == 0, err
     r = json.loads(out)
-    joined = " ".join(w["message"] for w in r["warnings"])
-    assert "vendored hotkernel_contract.py differs" in joined, r["warnings"]
-    assert "binary's copy" in joined and "new --force" in joined, joined
+    differs = [w["message"] for w in r["warnings"] if w["id"] == "vendored_contract_differs"]
+    assert len(differs) == 1, r["warnings"]
+    assert "binary's copy" in differs[0] and "new --force" in differs[0], differs
     assert r.get("trusted") is True, r
     assert r.get("vendored_contract", {}).get("status") == "edited", r.get("vendored_contract")
 
@@ -487,8 +487,8 @@ def test_stale_vendored_contract_is_said_clearly(scaffold, tmp_path):
     rc, out, err = hk("--python", py, "--json", "bench", str(target / "gelu_baseline.py"), "--n", "1", timeout=600)
     assert rc == 0, err
     r = json.loads(out)
-    joined = " ".join(w["message"] for w in r["warnings"])
-    assert "vendored hotkernel_contract.py differs" in joined and "protocol 2" in joined, joined
+    differs = [w["message"] for w in r["warnings"] if w["id"] == "vendored_contract_differs"]
+    assert len(differs) == 1 and "protocol 2" in differs[0], r["warnings"]
     assert r.get("vendored_contract", {}).get("status") == "stale", r.get("vendored_contract")
 
 

@@ -15,6 +15,7 @@ is reproducible.
 import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -122,9 +123,9 @@ def test_bench_warns_about_noise_and_failed_checks(tmp_path):
     s = f.script("noisy.py", sd=0.3, runs=failing(2))
     out = hk_json("bench", s, "--n", "4", env=f.env())
     assert out["ok"] is False
-    text = " ".join(w["message"] for w in out["warnings"])
-    assert "run(s) 2 printed ok=false" in text
-    assert "cv" in text
+    by_id = {w["id"]: w["message"] for w in out["warnings"]}
+    assert by_id.get("script_check_failed", "").startswith("run(s) 2 printed ok=false"), out["warnings"]
+    assert "cv" in by_id.get("high_variance", ""), out["warnings"]
 
 
 def test_profile_check_is_the_harness_s_own_and_says_when_it_could_not_run(tmp_path):
@@ -133,8 +134,36 @@ def test_profile_check_is_the_harness_s_own_and_says_when_it_could_not_run(tmp_p
     s = f.script("k.py", line={"profile_check": {"ms_over_span": 1.0, "span_per_call_ms": 1.0}})
     out = hk_json("bench", s, "--n", "2", "--profile-check", env=f.env())
     assert "profile_check" not in out
-    assert any("profile_check needs the trusted runner" in w["message"] for w in out["warnings"])
-    assert not any("profile_check" in w["message"] for w in hk_json("bench", s, "--n", "2", env=f.env())["warnings"])
+    assert any(w["id"] == "profile_check_untrusted" for w in out["warnings"]), out["warnings"]
+    plain = hk_json("bench", s, "--n", "2", env=f.env())["warnings"]
+    assert not any(w["id"].startswith("profile_check") or "profile_check" in w["message"] for w in plain), plain
+
+
+def test_bench_and_verify_results_carry_only_catalogue_ids(tmp_path):
+    # Agents match the id: every warning and flag of a result has one from docs/warnings.md, and
+    # none is the `unclassified` an older result file's bare string reads as.
+    docs = hk("docs", "--warnings")
+    assert docs.returncode == 0, docs.stderr
+    catalogue = set(re.findall(r"^\| `([a-z0-9_]+)` \|", docs.stdout, re.M))
+    assert "single_run" in catalogue and "unclassified" not in catalogue, sorted(catalogue)
+    f = Fake(tmp_path)
+    noisy = f.script("noisy.py", sd=0.3, runs=failing(2), line={"ok": None})
+    unchecked = f.script("unchecked.py", line={"ok": None})
+    base = f.script("base.py", mean=1.0, line={"ok": None})
+    cand = f.script("cand.py", mean=0.05, line={"ok": None})
+    results = {"bench n=4": hk_json("bench", noisy, "--n", "4", env=f.env()),
+               "bench n=1": hk_json("bench", unchecked, "--n", "1", env=f.env()),
+               "verify": verdict_of(f, base, cand, 6, 1, 0, "--no-stop-early")}
+    seen = set()
+    for name, r in results.items():
+        for key in ("warnings", "flags"):
+            for item in r.get(key, []):
+                assert isinstance(item, dict) and isinstance(item.get("message"), str), (name, item)
+                assert item.get("id") in catalogue, (name, key, item)
+                seen.add(item["id"])
+    # The results above raise findings of bench, of the comparison and of a flag.
+    assert {"script_check_failed", "single_run", "output_unchecked", "self_reported_timing",
+            "speedup_over_10x"} <= seen, sorted(seen)
 
 
 def verdict_of(fake, base, cand, n=10, warmup=0, trial=0, *extra):

@@ -108,7 +108,8 @@ TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_
     bad.line["ok"] = false;
     bad.line["status"] = "invalid";
     bad.line["reason"] = bad.reason;
-    bad.contract_flags = json::array({json{{"flag", "threads_after_call"}, {"message", "m"}}});
+    // The trusted runner's flags carry an id (python/hotkernel_runner.py, `_flag`).
+    bad.contract_flags = json::array({json{{"id", "work_outside_timed_region"}, {"message", "m"}}});
     in.candidate[2].contract_flags = bad.contract_flags;  // raised twice: reported once per role
     const json out = compare_runs(in);
     EXPECT_EQ(out["verdict"], "invalid");
@@ -119,7 +120,7 @@ TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_
     EXPECT_FALSE(out.contains("speedup_ci95"));
     int seen = 0;
     for (const auto& f : out["flags"])
-        if (f["flag"] == "threads_after_call") {
+        if (f["id"] == "work_outside_timed_region") {
             ++seen;
             EXPECT_EQ(f["role"], "candidate");
         }

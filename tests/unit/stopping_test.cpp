@@ -51,7 +51,10 @@ TEST(clock_check, counts_samples_under_ninety_percent_of_the_max_clock) {
     EXPECT_DOUBLE_EQ(c["threshold_mhz"].get<double>(), 0.9 * 1980);
     ASSERT_EQ(c["throttled_runs"].size(), 1u);
     EXPECT_EQ(c["throttled_runs"][0], "candidate 1 (2 of 3 samples)");
-    const std::string w = throttle_warning(c);
+    const auto f = throttle_warning(c);
+    ASSERT_TRUE(f.has_value());
+    EXPECT_EQ(f->id, finding_id::sample_clocks_throttled);
+    const std::string& w = f->message;
     EXPECT_NE(w.find("2 of 6 timed samples were followed by"), std::string::npos) << w;
     EXPECT_NE(w.find("candidate 1"), std::string::npos) << w;
 }
@@ -65,5 +68,5 @@ TEST(clock_check, no_readings_is_null_and_no_max_uses_the_fastest_reading) {
     EXPECT_EQ(c["samples"], 2);
     EXPECT_DOUBLE_EQ(c["reference_mhz"].get<double>(), 2000);
     EXPECT_EQ(c["throttled_samples"], 1);
-    EXPECT_EQ(throttle_warning(check_sample_clocks({&a}, 1980)), "");
+    EXPECT_FALSE(throttle_warning(check_sample_clocks({&a}, 1980)).has_value());
 }

@@ -45,20 +45,25 @@ TEST(VendoredContract, SameEditedStaleMissing) {
     std::ofstream(script) << "import hotkernel_contract as hk\nTARGET = {\"name\": \"t\"}\n";
     EXPECT_TRUE(is_protocol3_target(script));
     EXPECT_EQ(inspect_vendored_contract(script).status, "missing");
+    EXPECT_EQ(inspect_vendored_contract(script).warning().value().id, finding_id::vendored_contract_missing);
     std::string ours(embedded_python("hotkernel_contract.py"));
     std::ofstream(dir / "hotkernel_contract.py", std::ios::binary) << ours;
     EXPECT_EQ(inspect_vendored_contract(script).status, "same");
-    EXPECT_EQ(inspect_vendored_contract(script).warning(), "");
+    EXPECT_FALSE(inspect_vendored_contract(script).warning().has_value());
     std::ofstream(dir / "hotkernel_contract.py", std::ios::binary) << ours << "\n# edited\n";
     auto edited = inspect_vendored_contract(script);
     EXPECT_EQ(edited.status, "edited");
-    EXPECT_NE(edited.warning().find("vendored hotkernel_contract.py differs from this binary's"), std::string::npos);
-    EXPECT_NE(edited.warning().find("binary's copy"), std::string::npos);
+    ASSERT_TRUE(edited.warning().has_value());
+    EXPECT_EQ(edited.warning()->id, finding_id::vendored_contract_differs);
+    EXPECT_NE(edited.warning()->message.find("vendored hotkernel_contract.py differs from this binary's"),
+              std::string::npos);
+    EXPECT_NE(edited.warning()->message.find("binary's copy"), std::string::npos);
     std::ofstream(dir / "hotkernel_contract.py", std::ios::binary) << "PROTOCOL = 2\n";
     auto stale = inspect_vendored_contract(script);
     EXPECT_EQ(stale.status, "stale");
     EXPECT_EQ(stale.protocol, 2);
-    EXPECT_NE(stale.warning().find("protocol 2"), std::string::npos);
+    ASSERT_TRUE(stale.warning().has_value());
+    EXPECT_NE(stale.warning()->message.find("protocol 2"), std::string::npos);
     fs::remove_all(dir);
 }
 
