@@ -15,7 +15,7 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 apt_pkgs=()
 want build && apt_pkgs+=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev
-                         libgtest-dev libgmock-dev libboost-dev libssl-dev python3 python3-pytest)
+                         libgtest-dev libgmock-dev libboost-dev libssl-dev python3 python3-pytest ccache)
 want python && apt_pkgs+=(python3-torch python3-numpy python3-pytest)
 want torch2 && apt_pkgs+=(python3-venv binutils)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
@@ -37,6 +37,16 @@ if want torch2; then
     $SUDO mkdir -p "$(dirname "$TORCH2_VENV")"
     $SUDO /usr/bin/python3 -m venv "$TORCH2_VENV"
     $SUDO "$TORCH2_VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-torch2.txt
+  fi
+fi
+
+# pytest-xdist for the python3 the tests run under (two workers on the CPU suites): pip for a
+# python3 that manages its own packages (pyenv, a venv), Debian's package for /usr/bin/python3.
+if want python && ! python3 -c "import xdist" 2>/dev/null; then
+  if [ "$(command -v python3)" = /usr/bin/python3 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-pytest-xdist
+  else
+    python3 -m pip install -q --disable-pip-version-check pytest-xdist==3.8.0 execnet==2.1.2
   fi
 fi
 
