@@ -222,23 +222,4 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     return r;
 }
 
-param_spec run_timeout_param() {
-    param_spec p = make_param("timeout_s", param_type::number,
-                              "Wall-clock limit per run in seconds; a run past it is killed with its process "
-                              "group (default 120)");
-    p.default_value = 120;
-    p.minimum = 1;
-    p.maximum = 86400;
-    return p;
-}
-
-param_spec warm_param() {
-    param_spec p = make_param("warm", param_type::boolean,
-                              "Fork each run from a warm interpreter that has imported torch (default true; from "
-                              "the CLI that fork server is kept for the next command until idle for "
-                              "HOTKERNEL_KEEP_WARM_S seconds, 600, 0: not kept); false: a fresh process per run");
-    p.default_value = true;
-    return p;
-}
-
 }  // namespace hotkernel

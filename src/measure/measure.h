@@ -133,9 +133,4 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
 /// Shell-quoted command line, for the record ("python3 'my script.py' --x 1").
 std::string shell_join(const std::vector<std::string>& argv);
 
-/// The per-run `timeout_s` parameter bench and verify both take (default 120 s).
-param_spec run_timeout_param();
-/// The `warm` parameter bench and verify both take (default true: fork from a warm server).
-param_spec warm_param();
-
 }  // namespace hotkernel
