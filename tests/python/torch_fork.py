@@ -18,7 +18,7 @@ import tempfile
 import time
 
 SERVER = r'''
-import ctypes, json, os, signal, sys, time
+import ctypes, json, os, select, signal, sys, time
 def die_with_parent():
     try:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -74,6 +74,30 @@ def child(req):
     finally:
         os._exit(code & 0xFF)
 
+def wait_for(pid, timeout):
+    """(wait status, timed out): the child's end, its group killed at the timeout."""
+    try:
+        fd = os.pidfd_open(pid)  # readable once the child has exited
+    except (AttributeError, OSError):
+        fd = None
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status, False
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.killpg(pid, signal.SIGKILL)
+                return os.waitpid(pid, 0)[1], True
+            if fd is not None:
+                select.select([fd], [], [], left)
+            else:
+                time.sleep(min(left, 0.005))
+    finally:
+        if fd is not None:
+            os.close(fd)
+
 def serve():
     requests = os.fdopen(0, "rb", buffering=0)
     out = sys.stdout
@@ -100,18 +124,7 @@ def serve():
             os.setpgid(pid, pid)  # also here: a kill right after the fork must reach the group
         except OSError:
             pass
-        deadline = time.monotonic() + req["timeout"]
-        timed_out = False
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() > deadline:
-                timed_out = True
-                os.killpg(pid, signal.SIGKILL)
-                _, status = os.waitpid(pid, 0)
-                break
-            time.sleep(0.002)
+        status, timed_out = wait_for(pid, req["timeout"])
         try:
             os.killpg(pid, signal.SIGKILL)  # whatever the child left in its group
         except OSError:
@@ -133,15 +146,16 @@ class TorchFork:
     def __init__(self, py):
         self.py = py
         self.tmp = tempfile.mkdtemp(prefix="hk-torch-fork-")
-        self.proc = subprocess.Popen([py, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=open(os.path.join(self.tmp, "server.err"), "wb"), start_new_session=True)
+        with open(os.path.join(self.tmp, "server.err"), "wb") as err:
+            self.proc = subprocess.Popen([py, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                         start_new_session=True)
         self.buf = b""
         self.calls = 0
         hello = self._reply(self.START_TIMEOUT_S)
         self.torch = hello and hello["torch"]
-        # fork() copies the calling thread only: with Python threads running (none after `import
-        # torch` here), a child could inherit a lock one held, so such an interpreter is not used.
-        # (torch 2 starts a native thread; hotkernel's fork server applies the same rule.)
+        # fork() copies the calling thread only: with Python threads running, a child could
+        # inherit a lock one held, so such an interpreter is not used (hotkernel's fork server
+        # has the same rule; torch's import starts none).
         self.usable = hello is not None and hello["threads"] == 1
         if not self.usable:
             self.close()
