@@ -2,6 +2,7 @@
 # real H200 outputs (tests/fixtures/fake-nsight), disassemble with a REAL cuobjdump (the PyPI
 # nvidia-cuda-cuobjdump package or triton's bundled one) on real cubins, and torch-profile on
 # the CPU under torch 1.13 and 2.x. Also a few of the same calls over MCP.
+import functools
 import json
 import os
 import shutil
@@ -47,6 +48,7 @@ def calls(log):
     return [json.loads(line) for line in Path(log).read_text().splitlines()] if Path(log).exists() else []
 
 
+@functools.lru_cache(maxsize=None)
 def has_torch(python):
     if not Path(python).exists():
         return False

@@ -3,7 +3,9 @@
 Each test names the interpreter it needs: Debian's torch 1.13 (/usr/bin/python3) and a torch 2.x
 venv. A missing interpreter (or one without torch) is skipped with a message saying which.
 """
+import fcntl
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -11,6 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+import torch_fork
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("HOTKERNEL_BIN", str(ROOT / "build" / "hotkernel"))).resolve()
@@ -25,10 +29,20 @@ TIMEOUT = 240
 @functools.lru_cache(maxsize=None)
 def torch_version(py):
     """torch.__version__ in that interpreter, or None when it is missing or has no torch."""
-    if not (os.path.isfile(py) and os.access(py, os.X_OK)):
+    server = torch_fork.server(py)
+    if server is None:
         return None
+    if server.torch is not None:
+        return server.torch
     r = subprocess.run([py, "-c", "import torch; print(torch.__version__)"], capture_output=True, text=True, timeout=120)
     return r.stdout.strip() if r.returncode == 0 else None
+
+
+@pytest.fixture(scope="session", autouse=True)
+def torch_fork_servers():
+    """The per-interpreter fork servers (torch_fork.py) this worker started end with it."""
+    yield
+    torch_fork.close_all()
 
 
 @pytest.fixture(scope="module", params=list(INTERPRETERS.values()), ids=list(INTERPRETERS.keys()))
@@ -63,6 +77,28 @@ def hk_new(py, *args, cwd, env=None, python_flag=True):
     return r.returncode, result, r.stderr
 
 
+def shared_scaffold(tmp_path_factory, py, *args):
+    """`hotkernel new ARGS --python py --json` run once per test session, in a folder that every
+    xdist worker sees (under a lock: the first to ask scaffolds, the others wait and reuse it).
+    Returns (folder new ran in, returncode, result, stderr). Shared read-only: a test that
+    changes files works on a copy (shutil.copytree is milliseconds, `new` takes seconds)."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the workers' basetemps are folders of one session's folder
+    key = hashlib.sha256(json.dumps([py, *args]).encode()).hexdigest()[:16]
+    folder = base / ("scaffold-" + key)
+    with open(base / ("scaffold-%s.lock" % key), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = base / ("scaffold-%s.json" % key)
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            rc, res, err = hk_new(py, *args, cwd=folder)
+            done.write_text(json.dumps([rc, res, err]))
+        rc, res, err = json.loads(done.read_text())
+    return folder, rc, res, err
+
+
 def last_json_line(text):
     for line in reversed(text.strip().splitlines()):
         line = line.strip()
@@ -74,20 +110,37 @@ def last_json_line(text):
     return None
 
 
-def run_script(py, path, cwd=None, env=None, args=()):
-    """Runs a target script; returns (returncode, its JSON line or None, stderr)."""
+def forked(py):
+    """The fork server for `py` when it can fork (torch_fork.py), else None: start a process."""
+    server = torch_fork.server(py)
+    return server if server is not None and server.usable else None
+
+
+def run_script(py, path, cwd=None, env=None, args=(), fresh=False):
+    """Runs a target script as `py path args` would (forked from an interpreter that has imported
+    torch unless `fresh`); returns (returncode, its JSON line or None, stderr)."""
+    cwd = str(cwd or Path(path).parent)
+    server = None if fresh else forked(py)
+    if server is not None:
+        rc, out, err = server.run(script=str(path), args=args, cwd=cwd, env=env, timeout=TIMEOUT)
+        return rc, last_json_line(out), err
     full_env = dict(os.environ, **(env or {}))
-    r = subprocess.run([py, str(path), *args], cwd=str(cwd or Path(path).parent), capture_output=True, text=True,
-                       timeout=TIMEOUT, env=full_env)
+    r = subprocess.run([py, str(path), *args], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT, env=full_env)
     return r.returncode, last_json_line(r.stdout), r.stderr
 
 
 def py_snippet(py, code, cwd):
-    """Runs Python code in the interpreter (cwd on sys.path); asserts it exits 0; returns stdout."""
-    r = subprocess.run([py, "-c", "import sys; sys.path.insert(0, '.')\n" + code], cwd=str(cwd), capture_output=True,
-                       text=True, timeout=TIMEOUT)
-    assert r.returncode == 0, "snippet failed:\n%s\n%s" % (r.stdout, r.stderr)
-    return r.stdout
+    """Runs Python code as `py -c` would in cwd (cwd on sys.path; forked from an interpreter that
+    has imported torch); asserts it exits 0; returns stdout."""
+    code = "import sys; sys.path.insert(0, '.')\n" + code
+    server = forked(py)
+    if server is not None:
+        rc, out, err = server.run(code=code, cwd=cwd, timeout=TIMEOUT)
+    else:
+        r = subprocess.run([py, "-c", code], cwd=str(cwd), capture_output=True, text=True, timeout=TIMEOUT)
+        rc, out, err = r.returncode, r.stdout, r.stderr
+    assert rc == 0, "snippet failed:\n%s\n%s" % (out, err)
+    return out
 
 
 def python_without_torch():

@@ -2,23 +2,27 @@
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 
 import pytest
 
-from conftest import ROOT, hk_new, py_snippet, run_script
+from conftest import ROOT, hk_new, py_snippet, run_script, shared_scaffold
 
 SCHEMA = ["protocol", "target", "role", "ms", "ok", "samples_ms", "timer", "iters", "seed", "rotate_k", "shapes",
           "dtype", "device", "error", "roofline_inputs", "versions"]
 
 
-@pytest.fixture(scope="module")
-def gelu(py, tmp_path_factory):
-    """gelu scaffolded once per interpreter: 64x128 bf16 on the CPU, 5 calls per sample."""
-    d = tmp_path_factory.mktemp("gelu")
-    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "64x128", "--iters", "5", cwd=d)
+@pytest.fixture()
+def gelu(py, tmp_path_factory, tmp_path):
+    """gelu scaffolded once per interpreter (64x128 bf16 on the CPU, 5 calls per sample), copied
+    for this test."""
+    src, rc, res, err = shared_scaffold(tmp_path_factory, py, "torch.nn.functional:gelu", "--shape", "64x128",
+                                        "--iters", "5")
     assert rc == 0, err
+    d = tmp_path / "gelu"
+    shutil.copytree(src, d)
     return d
 
 
@@ -425,7 +429,6 @@ def test_bundled_example_is_what_new_writes_and_runs_here(py, tmp_path):
     assert (ex / "hotkernel_contract.py").read_bytes() == (ROOT / "python" / "hotkernel_contract.py").read_bytes(), \
         "examples/rmsnorm/hotkernel_contract.py is stale: regenerate it (see examples/rmsnorm/README.md)"
     # new, run the same way into a scratch folder, writes the same baseline
-    import shutil
     shutil.copy(ex / "rmsnorm.py", tmp_path / "rmsnorm.py")
     rc, res, err = hk_new(py, "./rmsnorm.py:rmsnorm", "--shape", "512x4096", "--extra", "w:4096", "--iters", "20",
                           "--flops", "8388608", cwd=tmp_path)

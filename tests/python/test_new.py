@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, CONTRACT_SRC, hk_new, python_without_torch, run_script
+from conftest import BIN, CONTRACT_SRC, hk_new, py_snippet, python_without_torch, run_script, shared_scaffold
 
 HERE = Path(__file__).resolve().parent
 
@@ -19,9 +19,25 @@ def work(tmp_path):
     return tmp_path
 
 
-def test_gelu_scaffold_writes_three_files_and_next_steps(py, work):
-    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "8x64", "--iters", "5", "--out-dir", "t", cwd=work)
+GELU_T = ("torch.nn.functional:gelu", "--shape", "8x64", "--iters", "5", "--out-dir", "t")
+
+
+@pytest.fixture()
+def gelu_t(py, tmp_path_factory):
+    """`new GELU_T` run once per interpreter in a shared folder: (that folder, the result).
+    Read-only: copy it (copy_of) before changing anything."""
+    folder, rc, res, err = shared_scaffold(tmp_path_factory, py, *GELU_T)
     assert rc == 0, err
+    return folder, res
+
+
+def copy_of(gelu_t, work):
+    shutil.copytree(gelu_t[0] / "t", work / "t")
+    return work / "t"
+
+
+def test_gelu_scaffold_writes_three_files_and_next_steps(py, gelu_t):
+    work, res = gelu_t
     out = work / "t"
     assert res["name"] == "gelu"
     assert res["files"] == {"baseline": str(out / "gelu_baseline.py"), "candidate": str(out / "gelu_candidate.py"),
@@ -46,14 +62,13 @@ def test_gelu_scaffold_writes_three_files_and_next_steps(py, work):
     assert res["probe"]["out_shapes"] == [[8, 64]] and res["probe"]["device"] == "cpu"
 
 
-def test_rerun_keeps_unedited_and_refuses_edited_candidate(py, work):
-    args = ("torch.nn.functional:gelu", "--shape", "8x64", "--iters", "5")
-    rc, res, err = hk_new(py, *args, cwd=work)
-    assert rc == 0, err
+def test_rerun_keeps_unedited_and_refuses_edited_candidate(py, work, gelu_t):
+    args = GELU_T
+    copy_of(gelu_t, work)  # what a first `new GELU_T` in work writes
     rc, res, err = hk_new(py, *args, cwd=work)
     assert rc == 0, err
     assert res["written"] == [] and len(res["unchanged"]) == 3
-    cand = work / "gelu_candidate.py"
+    cand = work / "t" / "gelu_candidate.py"
     edited = cand.read_text().replace("return _baseline(x)", "return _baseline(x) + 0")
     cand.write_text(edited)
     rc, res, err = hk_new(py, *args, cwd=work)
@@ -61,7 +76,7 @@ def test_rerun_keeps_unedited_and_refuses_edited_candidate(py, work):
     assert "gelu_candidate.py exists and differs" in err and "--force" in err
     assert cand.read_text() == edited  # untouched
     # a changed target also counts as "differs": the edited file is never silently replaced
-    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "8x32", cwd=work)
+    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "8x32", "--out-dir", "t", cwd=work)
     assert rc == 1 and "--force" in err
     rc, res, err = hk_new(py, *args, "--force", cwd=work)
     assert rc == 0, err
@@ -76,8 +91,8 @@ def test_scaffold_from_local_file_into_subfolder(py, work):
     assert res["name"] == "fused"
     assert res["target"]["from"] == "../../mykernels.py:fused"  # relative to the scripts' folder
     assert res["target"]["extra"] == {"w": [16]}
-    # runs from any current folder
-    rc, line, err = run_script(py, work / "sub" / "t" / "fused_candidate.py", cwd="/")
+    # runs from any current folder, as a script started afresh
+    rc, line, err = run_script(py, work / "sub" / "t" / "fused_candidate.py", cwd="/", fresh=True)
     assert rc == 0, err
     assert line["ok"] is True and line["shapes"] == {"x": [8, 16], "w": [16], "out": [8, 16]}
 
@@ -169,10 +184,7 @@ def test_interpreter_without_torch_is_named_with_the_fix(work):
 
 
 def test_device_cuda_without_a_gpu_is_a_clear_error(py, work):
-    import subprocess
-    r = subprocess.run([py, "-c", "import torch; print(torch.cuda.is_available())"], capture_output=True, text=True,
-                       timeout=120)
-    if r.stdout.strip() != "False":
+    if py_snippet(py, "import torch; print(torch.cuda.is_available())", work).strip() != "False":
         pytest.skip("torch in %s sees a GPU: device=cuda is valid here" % py)
     rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "8", "--device", "cuda", cwd=work)
     assert rc == 1 and "sees no CUDA GPU" in err and "device='cpu' or 'auto'" in err
@@ -190,9 +202,8 @@ def test_missing_required_option_is_a_usage_error(work):
     assert r.returncode == 2 and "shape" in r.stderr
 
 
-def test_trusted_bench_reports_where_each_run_went_and_what_it_could_not_profile(py, work):
-    rc, res, err = hk_new(py, "torch.nn.functional:gelu", "--shape", "8x64", "--iters", "5", "--out-dir", "t", cwd=work)
-    assert rc == 0, err
+def test_trusted_bench_reports_where_each_run_went_and_what_it_could_not_profile(py, work, gelu_t):
+    copy_of(gelu_t, work)
     r = subprocess.run([str(BIN), "bench", "t/gelu_baseline.py", "--n", "2", "--profile-check", "--python", py,
                         "--json"], cwd=str(work), capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
