@@ -136,7 +136,8 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.window_ms = median_of(windows);
     b.reported_ms = median_of(reported);
     b.excess_ms = median_of(excess);
-    b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call;
+    b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call +
+                     lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
     // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
     // allowed, per GPU operation of a call, as the gap probe measured them before the import.
     if (timer == "cupti" && log.gap_nodes > 0 && log.gap_window_ms >= 0 && log.gap_busy_ms >= 0) {
@@ -238,7 +239,7 @@ struct parent_clock::impl {
             const double waited = std::max(0.0, (delays() - delay0) / 1e6);
             const double window = std::chrono::duration<double, std::milli>(at - t0).count();
             const double ms = std::max(0.0, window - std::min(waited, window));
-            log.waited_ms += std::min(waited, window);
+            if (pending_kind == "timed") log.waited_ms += std::min(waited, window);
             if (pending_kind == "empty") log.empty.push_back({ms, pending_n});
             else if (pending_kind == "gap") log.gap_window_ms = ms, log.gap_nodes = pending_n;
             else log.timed.push_back({ms, pending_n});

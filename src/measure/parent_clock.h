@@ -49,7 +49,7 @@ struct parent_clock_log {
         double ms;                   ///< as empty_window::ms
         long calls;
     };
-    double waited_ms = 0;            ///< runnable-but-waiting time taken out of the windows, in all
+    double waited_ms = 0;            ///< runnable-but-waiting time taken out of the timed windows, in all
     std::vector<window> timed;       ///< timed samples, in order
 };
 
@@ -65,6 +65,9 @@ struct clock_bound_limits {
     double frac = 0.05;
     double gap_factor = 1.5;         ///< CUPTI reads kernels' own time: node gaps are allowed for
     double max_ops_per_call = 16;    ///< ... at most this many GPU operations a call
+    /// A share of the CPU waits taken out of a window is allowed on top: a loaded machine's
+    /// waits are read when a thread runs again, which blurs the window's ends.
+    double wait_share = 0.1;
 };
 
 /// The bound, decided from the parent's log and the run's result line. Pure.
