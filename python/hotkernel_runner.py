@@ -62,7 +62,7 @@ EVENT_OVER_CUPTI_MS = 0.005
 EMPTY_SAMPLES = 15
 EMPTY_CALLS = 200
 # Sets whose inputs each release's secret goes into (all of them when there are fewer).
-MIX_SETS = 32
+MIX_SETS = 4
 # Nodes of the gap probe: a graph of tiny kernels whose window over CUPTI's busy time gives the
 # gap between a graph's nodes, which the CUPTI timer does not count.
 GAP_NODES = 200
