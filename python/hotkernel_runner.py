@@ -37,6 +37,7 @@ import time
 import traceback
 
 from hotkernel_defences import Harness, L2Guard, Primitives, ThreadWatch
+from hotkernel_release import ParentClockError, Release
 
 RUNNER_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,6 +57,15 @@ SPOT_CHECKS_PER_SAMPLE = 2
 # records filtered): the run is invalid.
 EVENT_OVER_CUPTI_RATIO = 1.25
 EVENT_OVER_CUPTI_MS = 0.005
+# Empty samples (a sample's every step but its calls) timed by the parent before the candidate is
+# imported: their median is the fixed cost of a sample (src/measure/parent_clock.h).
+EMPTY_SAMPLES = 15
+EMPTY_CALLS = 200
+# Sets whose inputs each release's secret goes into (all of them when there are fewer).
+MIX_SETS = 4
+# Nodes of the gap probe: a graph of tiny kernels whose window over CUPTI's busy time gives the
+# gap between a graph's nodes, which the CUPTI timer does not count.
+GAP_NODES = 200
 
 
 def _read_private_input():
@@ -106,7 +116,8 @@ class TrustedRun:
     with the baseline/reference function taken before the candidate was imported.
     """
 
-    def __init__(self, hk, torch, target, hidden_seed):
+    def __init__(self, hk, torch, target, hidden_seed, release):
+        self.release = release
         self.hk = hk
         self.torch = torch
         self.target = target
@@ -141,6 +152,8 @@ class TrustedRun:
         self.clock, self.clock_note = self._open_clock()
         self.timer_detail = {}
         self._poison()
+        self._foreach_mul = torch._foreach_mul_
+        self._mix_views = self._secret_views()
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -263,6 +276,135 @@ class TrustedRun:
             except (OSError, IndexError, ValueError):
                 continue
         return total
+
+    # ---- the parent's clock -----------------------------------------------------------------
+
+    def _secret_views(self, sets=None):
+        """Per set, one element of each rotated floating-point input (every input when none
+        rotates), as 0-dim views: where a release's secret goes. Derived inputs get none (their
+        values are a function of others)."""
+        s, t = self.session, self.target
+        sets = s.timed_sets if sets is None else sets
+        if t.derive:
+            return []
+        names = list(t.call_names)
+        idx = [i for i, n in enumerate(names) if n in t.rotate] or list(range(len(names)))
+        per_set, seen = [], set()
+        for one in sets:
+            views = []
+            for i in idx:
+                x = one[i]
+                if id(x) in seen or not x.is_floating_point() or x.numel() == 0:
+                    continue
+                seen.add(id(x))
+                views.append(x[(0,) * x.dim()])
+            per_set.append(views)
+        return per_set if any(per_set) else []
+
+    def _mix(self, secret, *groups):
+        """Scales one element of each input of MIX_SETS sets, picked by the secret, by a factor
+        drawn from it, in one multi-tensor kernel per group (the timed inputs; the harness's
+        copies of them, the same sets and factor). The sample's inputs then depend on a value that
+        did not exist before the release: an output computed earlier is wrong where it is checked.
+        A factor in [0.75, 1.25) keeps values in their range; MIX_SETS bounds the cost, about the
+        same in the empty samples as in the timed ones."""
+        if not groups or not groups[0]:
+            return
+        k = len(groups[0])
+        rng = random.Random(secret)
+        picked = rng.sample(range(k), min(k, MIX_SETS))
+        factor = 0.75 + (secret % 65536) / 131072.0
+        for per_set in groups:
+            views = [v for j in picked for v in per_set[j]]
+            if views:
+                self._foreach_mul(views, factor)
+
+    def _release(self, calls, *groups):
+        """Starts a timed sample: the parent's release, whose secret is mixed into each group of
+        views (the timed inputs, and the harness's copies of them)."""
+        try:
+            secret = self.release.ready("timed", calls)
+        except (ParentClockError, OSError) as e:
+            raise self.hk.StageError("timer", "the parent's clock: %s" % e)
+        self._mix(secret, *groups)
+
+    def _done(self):
+        """Ends a timed sample: its answer's arrival stops the parent's clock."""
+        try:
+            self.release.done()
+        except OSError as e:
+            raise self.hk.StageError("timer", "the parent's clock: %s" % e)
+
+    def calibrate_release(self):
+        """Before the candidate is imported, the parent times empty samples: every step of a timed
+        sample but the calls. On the eager paths they run the sample's own loop over an empty
+        call, EMPTY_SAMPLES with no call (the fixed cost) and EMPTY_SAMPLES with EMPTY_CALLS (the
+        loop's cost a call); on the graph path a replay of a one-node graph, and, for the CUPTI
+        timer, a graph of GAP_NODES tiny kernels (the gaps between nodes CUPTI does not count)."""
+        rel, s, p = self.release, self.session, self.prims
+        if not rel.active:
+            return
+        views = self._mix_views
+        graph_path = s.is_cuda and self.target.timer in ("auto", "cupti", "cuda_graph")
+        cupti = graph_path and self.clock is not None and self.target.timer != "cuda_graph"
+        if not graph_path:
+            out = [self.torch.empty(shape, dtype=dtype, device=s.device) for shape, dtype in s.expected]
+            out = out[0] if len(out) == 1 else out
+            empty = lambda *a: out  # noqa: E731
+            for n in (0, EMPTY_CALLS):
+                order = [0] * n
+                spot = set(range(min(SPOT_CHECKS_PER_SAMPLE, n)))
+                for _ in range(EMPTY_SAMPLES):
+                    secret = rel.ready("empty", n)
+                    self._mix(secret, views, views)  # a timed sample mixes the harness's copies too
+                    if s.is_cuda:
+                        p.dev_sync()
+                    self._eager_sample(empty, order, s.timed_sets, spot, (), s.is_cuda)
+                    if s.is_cuda:
+                        p.dev_sync()
+                    rel.done()
+            return
+        tiny = self.torch.zeros(1, device=s.device)
+        side = p.Stream()
+        side.wait_stream(p.current_stream())
+        with p.stream_ctx(side):
+            tiny.add_(1)
+        p.current_stream().wait_stream(side)
+        p.dev_sync()
+        one = p.Graph()
+        with p.graph_ctx(one):
+            tiny.add_(1)
+        for _ in range(EMPTY_SAMPLES):
+            secret = rel.ready("empty", 0)
+            self._mix(secret, views)
+            if cupti:
+                self._clock_start()
+                p.replay(one)
+                p.dev_sync()
+                rel.done()
+                self._clock_stop()
+            else:
+                a, b = self._timed_replay(one)
+                p.ev_sync(b)
+                rel.done()
+        if cupti:
+            gap = p.Graph()
+            with p.graph_ctx(gap):
+                for _ in range(GAP_NODES):
+                    tiny.add_(1)
+            p.replay(gap)
+            p.dev_sync()
+            secret = rel.ready("gap", GAP_NODES)
+            self._mix(secret, views)
+            self._clock_start()
+            p.replay(gap)
+            p.dev_sync()
+            rel.done()
+            recs = self._clock_stop()
+            if recs:
+                rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
+            del gap
+        del one
 
     # ---- the measurement --------------------------------------------------------------------
 
@@ -389,6 +531,7 @@ class TrustedRun:
         spent = self._warm(fn, self.session.timed_sets, seconds, self._sync, clock=self.prims.perf, marks=marks)
         s = self.session
         s.use_calls(self._calls_for(s.calls, s.k, marks))  # one set per call from here on
+        self._mix_views = self._secret_views()
         return spent
 
     def _clock_mhz(self):
@@ -504,41 +647,22 @@ class TrustedRun:
             self.l2.reset()
             hold = self._hold_index(s.calls)
             spot = self._spot_set(s.calls)
-            outs, idx, evs = [], [], []
-            total = 0.0
-            spot_s = 0.0
+            copy_views = self._secret_views(sets)
+            self._release(s.calls, self._mix_views, copy_views)
             if cuda:
                 p.dev_sync()
             host0 = p.perf()
-            for j, si in enumerate(order):
-                if cuda:
-                    a = p.Event(enable_timing=True)
-                    b = p.Event(enable_timing=True)
-                    p.record(a)
-                    out = fn(*timed[si])
-                    p.record(b)
-                    evs.append((a, b))
-                else:
-                    t0 = p.perf()
-                    out = fn(*timed[si])
-                    total += p.perf() - t0
-                if j in spot:
-                    # Copied as soon as it returns, before any device-wide sync: a result still
-                    # being computed on another stream or thread is wrong in the copy.
-                    s0 = p.perf()
-                    snap = self.snapshot(out)
-                    c = self.check_quick(snap, self.refs_for(sets[si]))
-                    del snap
-                    spot_s += p.perf() - s0
-                    if not c["ok"]:
-                        fails.append("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]))
-                if j in hold:
-                    outs.append(out)
-                    idx.append(j)
-                del out
+            total, evs, outs, idx, snaps, spot_s = self._eager_sample(fn, order, timed, spot, hold, cuda)
             if cuda:
                 p.dev_sync()
-                host_ms = (p.perf() - host0 - spot_s) * 1e3
+            host_ms = (p.perf() - host0 - spot_s) * 1e3
+            self._done()
+            for j, si, snap in snaps:
+                c = self.check_quick(snap, self.refs_for(sets[si]))
+                if not c["ok"]:
+                    fails.append("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]))
+            del snaps
+            if cuda:
                 per_call = [p.elapsed(a, b) for a, b in evs]
                 ev_ms = sum(per_call)
                 # The events are Python objects the candidate could find and record again; a
@@ -565,6 +689,39 @@ class TrustedRun:
         if cuda and not fails:
             self._cross_check_host(fn, samples)
         return list(samples), ("cuda_events" if cuda else "cpu"), None, fails
+
+    def _eager_sample(self, fn, order, timed, spot, hold, cuda):
+        """One sample's calls, back to back, each timed on its own (CUDA events, or perf_counter):
+        (host seconds inside the calls, the events, the held outputs and their call indices, the
+        spot snapshots, the seconds the snapshots took). The parent's empty samples run this same
+        loop with an empty call, so its cost between calls is part of their fixed cost."""
+        p = self.prims
+        outs, idx, evs, snaps = [], [], [], []
+        total = spot_s = 0.0
+        for j, si in enumerate(order):
+            if cuda:
+                a = p.Event(enable_timing=True)
+                b = p.Event(enable_timing=True)
+                p.record(a)
+                out = fn(*timed[si])
+                p.record(b)
+                evs.append((a, b))
+            else:
+                t0 = p.perf()
+                out = fn(*timed[si])
+                total += p.perf() - t0
+            if j in spot:
+                # Copied as soon as it returns, before any device-wide sync: a result still being
+                # computed on another stream or thread is wrong in the copy. Checked once the
+                # sample is over, outside the parent's window.
+                s0 = p.perf()
+                snaps.append((j, si, self.snapshot(out)))
+                spot_s += p.perf() - s0
+            if j in hold:
+                outs.append(out)
+                idx.append(j)
+            del out
+        return total, evs, outs, idx, snaps, spot_s
 
     def _cross_check_host(self, fn, event_samples):
         """Host wall time around single calls with a device-wide sync: work on another stream or
@@ -691,14 +848,17 @@ class TrustedRun:
             self.fresh_values()
             fresh_s += p.perf() - f0
             self.l2.reset()
+            self._release(s.calls, self._mix_views)
             if clock is None:
                 a, b = self._timed_replay(graph)
                 p.ev_sync(b)
+                self._done()
                 samples.append(p.elapsed(a, b) / s.calls)
             else:
                 self._clock_start()
                 p.replay(graph)
                 p.dev_sync()
+                self._done()
                 recs = self._clock_stop()
                 ms, rule = self._per_call(recs, s.calls)
                 if ms is None:
@@ -800,6 +960,19 @@ def _target_diff(own, base):
 
 
 def run(args, secret, result_fd):
+    """The run, with the parent's clock connected first and told "end" last, whatever happens."""
+    try:
+        release = Release(secret.get("clock"))
+    except ParentClockError as e:
+        return {"protocol": 3, "status": "error", "ok": False, "ms": None, "role": args.role,
+                "reason": "timer: %s" % e}
+    try:
+        return _run_released(args, secret, release)
+    finally:
+        release.end()
+
+
+def _run_released(args, secret, release):
     t_start = time.perf_counter()
     import gc
     # A forked run starts with the fork server's ~200k objects (torch's import) unfrozen, as a fresh
@@ -829,7 +1002,7 @@ def run(args, secret, result_fd):
         return hk.error_result({"name": None}, role, hk.StageError("target", str(e)))
     t_target = time.perf_counter()
     try:
-        trun = TrustedRun(hk, torch, target, hidden_seed)
+        trun = TrustedRun(hk, torch, target, hidden_seed, release)
     except (hk.TargetError, hk.StageError) as e:
         return hk.error_result(target, role, e)
     trun.profile_check = bool(secret.get("profile_check"))
@@ -838,6 +1011,11 @@ def run(args, secret, result_fd):
     sess = trun.session
     harness = Harness(torch, hk, runner_module,
                       [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None])
+    try:
+        trun.calibrate_release()
+        release.importing()
+    except (ParentClockError, OSError) as e:
+        return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
     gc.collect()
     t_import = time.perf_counter()
     try:

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "measure/parent_clock.h"
 #include "python/interpreter.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -140,15 +141,25 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     const std::uint32_t check_seed = rd() & 0x7fffffff;
     // The nonce and the hidden check seed go on stdin, which the harness reads and closes before
     // the candidate is imported; the environment is readable by anything in the process.
-    json secret{{"nonce", nonce}, {"check_seed", check_seed}};
+    // The parent's clock bounds every timed sample from outside the candidate's process.
+    parent_clock clock;
+    json secret{{"nonce", nonce}, {"check_seed", check_seed}, {"clock", clock.address()}};
     if (req.profile_check) secret["profile_check"] = true;
     spec.stdin_data = dump_line(secret) + "\n";
     run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::channel};
+    const parent_clock_log seen = clock.finish();
     process_result& res = a.process;
     // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
     std::string script_out = trim(tail_text(res.stdout_text, 600));
     if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the trusted runner]\n" + script_out + "\n";
-    const std::string line = accept_channel(res.channel_text, nonce);
+    std::string line = accept_channel(res.channel_text, nonce);
+    if (!line.empty()) {
+        json j = json::parse(line, nullptr, false);
+        if (j.is_object()) {
+            apply_clock_bound(j, check_clock_bound(seen, j));
+            line = dump_line(j);
+        }
+    }
     if (res.exit_pending) {  // answered while the harness was exiting: its status is its rule
         res.exit_code = harness_exit_code(line);
         res.exit_pending = false;

@@ -8,8 +8,13 @@
 #include <cstdlib>
 #include <thread>
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <fmt/format.h>
 
+#include "process/posix_io.h"
 #include "util/errors.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -91,6 +96,41 @@ std::vector<process_spec> fake_runner::calls() const {
     return m_calls;
 }
 
+namespace {
+// The harness's side of the parent's clock (src/measure/parent_clock.h), as a trusted run
+// plays it: one empty sample, then one released window per sample, each `window_ms` long.
+void play_parent_clock(const std::string& address, std::size_t samples, long calls, double window_ms) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (fd < 0 || address.size() >= sizeof addr.sun_path) {
+        if (fd >= 0) ::close(fd);
+        return;
+    }
+    std::copy(address.begin(), address.end(), addr.sun_path);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(fd);
+        return;
+    }
+    auto await_go = [fd] {
+        char c = 0;
+        while (::read(fd, &c, 1) == 1 && c != '\n') {
+        }
+    };
+    write_all(fd, "hello 1\nready empty 0\n");
+    await_go();
+    write_all(fd, "done\nimport\n");
+    for (std::size_t i = 0; i < samples; ++i) {
+        write_all(fd, fmt::format("ready timed {}\n", calls));
+        await_go();
+        if (window_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(window_ms));
+        write_all(fd, "done\n");
+    }
+    write_all(fd, "end\n");
+    ::close(fd);
+}
+}  // namespace
+
 process_result fake_runner::run(const process_spec& spec, const cancel_token& cancel) {
     process_result res;
     const auto t0 = std::chrono::steady_clock::now();
@@ -169,6 +209,14 @@ process_result fake_runner::run(const process_spec& spec, const cancel_token& ca
         if (secret.is_object() && secret.contains("nonce")) line["nonce"] = secret["nonce"];
         if (!line.contains("protocol")) line["protocol"] = 3;
         if (!line.contains("status")) line["status"] = line.value("ok", true) ? "ok" : "incorrect";
+        if (!line.contains("samples_ms") && line["ms"].is_number()) line["samples_ms"] = json::array({line["ms"]});
+        if (!line.contains("calls_per_sample")) line["calls_per_sample"] = 1;
+        const json& samples = line["samples_ms"];
+        const long calls = line["calls_per_sample"].is_number() ? line["calls_per_sample"].get<long>() : 1;
+        if (secret.is_object() && secret.contains("clock") && secret["clock"].is_string() &&
+            outcome.value("clock", "") != "absent")
+            play_parent_clock(secret["clock"].get<std::string>(), samples.is_array() ? samples.size() : 0,
+                              std::max(calls, 1L), outcome.value("clock_window_ms", 0.0));
         res.stdout_text = outcome.contains("stdout") ? outcome.value("stdout", "") : before;
         if (!outcome.contains("channel") || outcome["channel"] != false) res.channel_text = dump_line(line) + "\n";
         res.exit_code = outcome.value("exit_code", 0);

@@ -15,14 +15,17 @@
 // An outcome (a script entry, a program entry or a per-run override) may also say
 // "exit_code", "signal", "stderr", "stdout" (replaces all of stdout), "wall_s", "sleep_s"
 // (waits that long, cancellable, before answering), "hang": true (waits until the spec's
-// timeout: timed out, or cancelled), "spawn_failed": true.
+// timeout: timed out, or cancelled), "spawn_failed": true; for a trusted run "clock": "absent"
+// (it never connects to the parent's clock) and "clock_window_ms" (each released sample lasts
+// that long: with a smaller reported time, the parent's bound breaks).
 //
 // A plain run (`python FILE args`) answers on stdout; its role, index and warm-up come from
 // HOTKERNEL_ROLE, HOTKERNEL_RUN_INDEX and HOTKERNEL_WARMUP in the spec. A trusted run
 // (`python hotkernel_runner.py --run FILE --role R ...` with a result channel) answers as
 // the harness does: the line, with the nonce read from the spec's stdin, over the channel
 // (protocol 3, status "ok", or "incorrect" when ok is false, unless the line says otherwise;
-// exit status 0 unless "exit_code" says otherwise); its index counts that file's runs in that
+// exit status 0 unless "exit_code" says otherwise; samples_ms [ms] and calls_per_sample 1 unless
+// the line says them; it plays the parent's clock as the harness does); its index counts that file's runs in that
 // role (warm-up included: the harness is not told which is which).
 // Each draw is seeded by (seed, file, role, index, warm-up), so a run's time does not depend
 // on what ran before it. Specs it has no entry for fail to start ("not found").

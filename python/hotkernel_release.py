@@ -1,0 +1,92 @@
+"""The runner's half of the parent's clock (the other half, and the wire, is
+src/measure/parent_clock.h in hotkernel).
+
+Every timed sample is released by hotkernel, outside the candidate's process: the runner says
+"ready", hotkernel answers "go" with a fresh secret and starts its own clock, the sample's
+inputs are mixed with the secret, the calls run, and the runner's "done" stops hotkernel's
+clock. Whatever the candidate does to the runner's own clock, the result's sample times cannot
+fall below what hotkernel saw, less the fixed cost of a sample that the empty samples, timed
+before the candidate was imported, measure.
+
+Embedded in the binary beside the runner (never vendored into a target).
+"""
+import os
+import socket
+
+WIRE_VERSION = 1
+
+
+class ParentClockError(Exception):
+    pass
+
+
+class Release:
+    """A connection to hotkernel's clock; None-safe no-op when the run has none (run by hand)."""
+
+    def __init__(self, address):
+        self._fd = None
+        if not address:
+            return
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(address)
+        except OSError as e:
+            s.close()
+            raise ParentClockError("could not reach the parent's clock at %s: %s" % (address, e))
+        self._fd = s.detach()  # a plain descriptor: os.read/os.write, nothing to patch on an object
+        self._write = os.write
+        self._read = os.read
+        self._send("hello %d" % WIRE_VERSION)
+
+    @property
+    def active(self):
+        return self._fd is not None
+
+    def _send(self, text):
+        data = (text + "\n").encode()
+        while data:
+            data = data[self._write(self._fd, data):]
+
+    def _go(self):
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = self._read(self._fd, 64)
+            if not chunk:
+                raise ParentClockError("the parent's clock closed the connection")
+            line += chunk
+            if len(line) > 64:
+                raise ParentClockError("the parent's clock sent a malformed release")
+        words = line.decode().split()
+        if len(words) != 2 or words[0] != "go":
+            raise ParentClockError("the parent's clock sent %r" % line[:40])
+        return int(words[1], 16)
+
+    def ready(self, kind, n=None):
+        """Asks for a release and waits for it; returns the secret (an int of 64 bits), or a fresh
+        random one when there is no parent (so callers mix the same way either way)."""
+        if self._fd is None:
+            return int.from_bytes(os.urandom(8), "little")
+        self._send("ready %s" % kind if n is None else "ready %s %d" % (kind, n))
+        return self._go()
+
+    def done(self):
+        if self._fd is not None:
+            self._send("done")
+
+    def note(self, key, value):
+        if self._fd is not None:
+            self._send("note %s %.9g" % (key, value))
+
+    def importing(self):
+        """Said right before the candidate is imported: from here on only timed samples."""
+        if self._fd is not None:
+            self._send("import")
+
+    def end(self):
+        if self._fd is not None:
+            try:
+                self._send("end")
+                os.close(self._fd)
+            except OSError:
+                pass
+            self._fd = None

@@ -1,0 +1,367 @@
+// The parent's clock: the bound (pure) and the server that times the windows (a thread).
+#include "measure/parent_clock.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "process/posix_io.h"
+#include "util/errors.h"
+#include "util/hash.h"
+#include "util/strings.h"
+
+namespace hotkernel {
+namespace fs = std::filesystem;
+
+namespace {
+// Nanoseconds a thread has spent runnable but waiting for a CPU (schedstat's run_delay); -1
+// where the kernel does not say.
+double run_delay_ns(const std::string& schedstat) {
+    std::FILE* f = std::fopen(schedstat.c_str(), "re");
+    if (!f) return -1;
+    unsigned long long on_cpu = 0, delay = 0;
+    const int got = std::fscanf(f, "%llu %llu", &on_cpu, &delay);
+    std::fclose(f);
+    return got == 2 ? static_cast<double>(delay) : -1;
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// A message quoted in an error, cut short: the other end may send anything.
+std::string quoted(const std::string& text) {
+    std::string s = text.substr(0, 60);
+    for (auto& c : s)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = '?';
+    return "\"" + s + (text.size() > 60 ? "...\"" : "\"");
+}
+
+double num(const json& j, const char* key, double fallback) {
+    return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
+}
+}  // namespace
+
+json clock_bound::to_json() const {
+    auto r = [](double x) { return std::round(x * 1e4) / 1e4; };
+    json j{{"bound", held ? (lower ? "held" : "not applied") : "broken"},
+           {"samples", samples},
+           {"fixed_ms", r(fixed_ms)},
+           {"window_ms", r(window_ms)},
+           {"reported_ms", r(reported_ms)},
+           {"excess_ms", r(excess_ms)},
+           {"allowed_ms", r(allowance_ms)}};
+    if (waited_ms > 0) j["waited_ms"] = r(waited_ms);  // taken out of the windows: CPU waits, all samples
+    if (loop_ms_per_call > 0) j["loop_ms_per_call"] = std::round(loop_ms_per_call * 1e6) / 1e6;
+    if (gap_ms_per_op > 0) j["gap_ms_per_op"] = std::round(gap_ms_per_op * 1e6) / 1e6;
+    return j;
+}
+
+clock_bound check_clock_bound(const parent_clock_log& log, const json& line, const clock_bound_limits& lim) {
+    clock_bound b;
+    auto broken = [&](std::string why) {
+        b.applies = true;
+        b.held = false;
+        b.reason = std::move(why);
+        return b;
+    };
+    if (!log.error.empty())
+        return broken("the parent's clock saw the run break its protocol (" + log.error +
+                      "): something other than the harness wrote to it");
+    if (!line.is_object() || line.value("status", "") != "ok") return b;
+    if (!log.connected)
+        return broken("the harness never connected to the parent's clock, so nothing outside the candidate's "
+                      "process bounds its times");
+    const json samples = line.contains("samples_ms") ? line["samples_ms"] : json();
+    const double calls = num(line, "calls_per_sample", 0);
+    if (!samples.is_array() || samples.empty() || calls <= 0)
+        return broken("the result has no samples_ms or calls_per_sample for the parent's clock to bound");
+    if (samples.size() != log.timed.size())
+        return broken(fmt::format("the result reports {} sample(s) but the parent released {}", samples.size(),
+                                  log.timed.size()));
+    std::vector<double> fixed, looped;
+    long loop_calls = 0;
+    for (const auto& e : log.empty) {
+        if (e.calls == 0) fixed.push_back(e.ms);
+        else if (e.calls >= loop_calls) {
+            if (e.calls > loop_calls) looped.clear();
+            loop_calls = e.calls;
+            looped.push_back(e.ms);
+        }
+    }
+    if (fixed.empty()) return broken("the harness timed no empty sample before the candidate was imported");
+    const std::string timer = line.value("timer", "");
+    b.applies = true;
+    b.samples = samples.size();
+    b.waited_ms = log.waited_ms;
+    b.fixed_ms = median_of(fixed);
+    if (!looped.empty()) b.loop_ms_per_call = std::max(0.0, (median_of(looped) - b.fixed_ms) / loop_calls);
+    b.lower = timer != "cuda_events";
+    std::vector<double> windows, reported, excess;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+        const auto& w = log.timed[i];
+        if (!samples[i].is_number())
+            return broken(fmt::format("sample {} of the result is not a number", i + 1));
+        if (static_cast<double>(w.calls) != calls)
+            return broken(fmt::format("sample {} was released for {} call(s) but the result says {} a sample", i + 1,
+                                      w.calls, calls));
+        const double rep = samples[i].get<double>() * calls;
+        windows.push_back(w.ms);
+        reported.push_back(rep);
+        excess.push_back(w.ms - b.fixed_ms - rep);
+    }
+    // The run's time is the median of its samples (which the line rounds to 1e-6 ms): a result
+    // whose ms is not is not the harness's.
+    const double ms = num(line, "ms", -1);
+    const double med = median_of(reported) / calls;
+    if (!(std::fabs(ms - med) <= 1e-6 + 1e-6 * std::fabs(med)))
+        return broken(fmt::format("the result's ms ({:.6g}) is not the median of its samples ({:.6g})", ms, med));
+    b.window_ms = median_of(windows);
+    b.reported_ms = median_of(reported);
+    b.excess_ms = median_of(excess);
+    b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call +
+                     lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
+    // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
+    // allowed, per GPU operation of a call, as the gap probe measured them before the import.
+    if (timer == "cupti" && log.gap_nodes > 0 && log.gap_window_ms >= 0 && log.gap_busy_ms >= 0) {
+        b.gap_ms_per_op = std::max(0.0, (log.gap_window_ms - b.fixed_ms - log.gap_busy_ms) / log.gap_nodes);
+        const double ops = std::clamp(num(line, "gpu_ops_per_call", 1), 1.0, lim.max_ops_per_call);
+        b.allowance_ms += calls * ops * b.gap_ms_per_op * lim.gap_factor;
+    }
+    if (b.lower && b.excess_ms > b.allowance_ms) {
+        b.held = false;
+        b.reason = fmt::format(
+            "the run reports samples of {:.4g} ms ({:g} calls) but the parent saw each take {:.4g} ms, of which "
+            "{:.4g} ms is the fixed cost of a sample (timed before the candidate was imported): {:.4g} ms a sample "
+            "is missing from the reported times, more than the {:.4g} ms allowed; the times were not the harness's "
+            "clock",
+            b.reported_ms, calls, b.window_ms, b.fixed_ms, b.excess_ms, b.allowance_ms);
+    }
+    return b;
+}
+
+void apply_clock_bound(json& line, const clock_bound& bound) {
+    if (!line.is_object()) return;
+    if (bound.applies) line["parent_clock"] = bound.to_json();
+    if (bound.held) return;
+    const std::string before = line.value("status", "") == "ok" ? "" : line.value("reason", "");
+    line["status"] = "invalid";
+    line["ok"] = false;
+    line["reason"] = before.empty() ? bound.reason : bound.reason + "; " + before;
+}
+
+// ---- the server -----------------------------------------------------------------------------
+
+struct parent_clock::impl {
+    fs::path dir;
+    std::string path;
+    int listen_fd = -1;
+    int conn = -1;
+    std::atomic<bool> stop{false};
+    std::thread thread;
+    parent_clock_log log;
+
+    // Per-connection state, touched by the thread only.
+    bool said_hello = false;
+    bool pending = false;
+    std::string pending_kind;
+    long pending_n = 0;
+    std::chrono::steady_clock::time_point t0;
+    std::string peer_schedstat, own_schedstat;
+    double delay0 = 0;
+
+    // Both sides' waiting-for-a-CPU so far, in ns (what is unknown counts as 0).
+    double delays() const {
+        double d = 0;
+        for (const auto* p : {&peer_schedstat, &own_schedstat}) {
+            if (p->empty()) continue;
+            const double v = run_delay_ns(*p);
+            if (v > 0) d += v;
+        }
+        return d;
+    }
+
+    bool fail(const std::string& why) {  // false: the connection ends
+        if (log.error.empty()) log.error = why;
+        return false;
+    }
+
+    // One message; false ends the connection.
+    bool on_line(const std::string& text, std::chrono::steady_clock::time_point at) {
+        const auto words = split(text, ' ');
+        const std::string verb = words.empty() ? "" : words[0];
+        if (log.ended) return fail("a message after \"end\"");
+        if (!said_hello) {
+            if (verb != "hello" || words.size() != 2 || words[1] != "1")
+                return fail("the first message was not \"hello 1\": " + quoted(text));
+            said_hello = true;
+            return true;
+        }
+        if (verb == "ready") {
+            if (pending) return fail("\"ready\" while a sample was out");
+            const std::string kind = words.size() > 1 ? words[1] : "";
+            long n = 0;
+            if (words.size() > 2) n = std::strtol(words[2].c_str(), nullptr, 10);
+            const bool early = kind == "empty" || kind == "gap";
+            const bool well_formed = (kind == "empty" || kind == "gap" || kind == "timed") && words.size() == 3 &&
+                                     (kind == "empty" ? n >= 0 : n > 0) && words[2].find_first_not_of("0123456789") == std::string::npos;
+            if (!well_formed) return fail("a malformed \"ready\": " + quoted(text));
+            if (early && log.imported) return fail("an uncounted sample after the candidate was imported");
+            pending = true;
+            pending_kind = kind;
+            pending_n = n;
+            const std::string go = "go " + random_hex(8) + "\n";
+            delay0 = delays();
+            t0 = std::chrono::steady_clock::now();
+            if (!write_all(conn, go)) return false;
+            return true;
+        }
+        if (verb == "done") {
+            if (!pending || words.size() != 1) return fail("\"done\" with no sample out");
+            pending = false;
+            const double waited = std::max(0.0, (delays() - delay0) / 1e6);
+            const double window = std::chrono::duration<double, std::milli>(at - t0).count();
+            const double ms = std::max(0.0, window - std::min(waited, window));
+            if (pending_kind == "timed") log.waited_ms += std::min(waited, window);
+            if (pending_kind == "empty") log.empty.push_back({ms, pending_n});
+            else if (pending_kind == "gap") log.gap_window_ms = ms, log.gap_nodes = pending_n;
+            else log.timed.push_back({ms, pending_n});
+            return true;
+        }
+        if (verb == "note") {
+            if (log.imported || words.size() != 3 || words[1] != "gap_busy_ms")
+                return fail("a malformed or late note: " + quoted(text));
+            char* end = nullptr;
+            const double v = std::strtod(words[2].c_str(), &end);
+            if (!end || *end || !std::isfinite(v) || v < 0) return fail("a note that is not a time");
+            log.gap_busy_ms = v;
+            return true;
+        }
+        if (verb == "import" && words.size() == 1) {
+            if (pending || log.imported) return fail("\"import\" out of turn");
+            log.imported = true;
+            return true;
+        }
+        if (verb == "end" && words.size() == 1) {
+            if (pending) return fail("\"end\" while a sample was out");
+            log.ended = true;
+            return true;
+        }
+        return fail("an unknown message: " + quoted(text));
+    }
+
+    void serve() {
+        // One connection: the runner's, made before the candidate exists.
+        while (!stop.load()) {
+            pollfd p{listen_fd, POLLIN, 0};
+            const int r = ::poll(&p, 1, 50);
+            if (r < 0 && errno != EINTR) return;
+            if (r <= 0) continue;
+            conn = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
+            if (conn >= 0) break;
+        }
+        ::close(listen_fd);
+        listen_fd = -1;
+        std::error_code ec;
+        fs::remove(path, ec);
+        if (conn < 0) return;
+        log.connected = true;
+        // The runner's main thread (the one that connected and times the calls) and this thread.
+        ucred peer{};
+        socklen_t len = sizeof peer;
+        if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid > 0)
+            peer_schedstat = fmt::format("/proc/{}/task/{}/schedstat", peer.pid, peer.pid);
+        own_schedstat = "/proc/thread-self/schedstat";
+        std::string buf;
+        char chunk[4096];
+        // After stop, what is already readable is still read: the run's last messages.
+        for (;;) {
+            pollfd p{conn, POLLIN, 0};
+            const int r = ::poll(&p, 1, 50);
+            if (r < 0 && errno != EINTR) break;
+            if (r <= 0) {
+                if (stop.load()) break;
+                continue;
+            }
+            const ssize_t n = ::read(conn, chunk, sizeof chunk);
+            const auto at = std::chrono::steady_clock::now();
+            if (n <= 0) break;
+            buf.append(chunk, static_cast<std::size_t>(n));
+            bool go_on = true;
+            for (std::size_t nl; go_on && (nl = buf.find('\n')) != std::string::npos;) {
+                go_on = on_line(buf.substr(0, nl), at);
+                buf.erase(0, nl + 1);
+            }
+            if (!go_on) break;
+            if (buf.size() > 512) {
+                fail("a message of over 512 bytes");
+                break;
+            }
+        }
+        ::close(conn);
+        conn = -1;
+    }
+};
+
+parent_clock::parent_clock() : m(std::make_unique<impl>()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp && std::strlen(tmp) < 60 ? tmp : "/tmp") + "/hotkernel-clock-XXXXXX";
+    if (!::mkdtemp(tmpl.data()))
+        throw tool_error(fmt::format("could not make a folder for the parent's clock under {}: {}; set TMPDIR to a "
+                                     "writable folder with a short path",
+                                     fs::path(tmpl).parent_path().string(), std::strerror(errno)));
+    m->dir = tmpl;
+    m->path = (m->dir / "c").string();
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (m->path.size() >= sizeof addr.sun_path) throw tool_error("the parent's clock socket path is too long: " + m->path);
+    std::memcpy(addr.sun_path, m->path.c_str(), m->path.size() + 1);
+    m->listen_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (m->listen_fd < 0 || ::bind(m->listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::listen(m->listen_fd, 1) != 0) {
+        const std::string why = std::strerror(errno);
+        if (m->listen_fd >= 0) ::close(m->listen_fd);
+        std::error_code ec;
+        fs::remove_all(m->dir, ec);
+        throw tool_error("could not listen for the harness on " + m->path + ": " + why);
+    }
+    m->thread = std::thread([this] { m->serve(); });
+}
+
+parent_clock::~parent_clock() {
+    if (m->thread.joinable()) {
+        m->stop = true;
+        m->thread.join();
+    }
+    std::error_code ec;
+    fs::remove_all(m->dir, ec);
+}
+
+const std::string& parent_clock::address() const { return m->path; }
+
+parent_clock_log parent_clock::finish() {
+    if (m->thread.joinable()) {
+        m->stop = true;
+        m->thread.join();
+    }
+    return m->log;
+}
+
+}  // namespace hotkernel

@@ -1,0 +1,113 @@
+// The measuring parent's clock: a bound on a trusted run's reported times that nothing in the
+// candidate's process can move. The runner (python/hotkernel_runner.py, whose other half is
+// python/hotkernel_release.py) asks this process to release each timed sample; the release
+// carries a fresh secret the sample's inputs are then mixed with, so no work of the sample can
+// start before it, and the sample's answer arriving here ends it, so no work can hide after it.
+// Before the candidate is imported the runner also times empty samples (everything a sample
+// does but its calls), which give the fixed cost of one. After the run, a result whose sample
+// times add up to less than the parent saw, minus that fixed cost and a margin, is invalid.
+//
+// Wire (one text line per message, over a Unix socket the runner connects to at its start; the
+// socket's path is in the private stdin line and is unlinked once the runner is connected):
+//   runner -> parent:  "hello 1"                     once, first
+//                      "ready empty N" | "ready gap N" | "ready timed CALLS"   a sample's start
+//                                                    (an empty sample runs the sample's loop over
+//                                                    N empty calls: N = 0 is the fixed cost)
+//                      "done"                        its end
+//                      "note gap_busy_ms X"          what the gap probe's GPU work took (CUPTI)
+//                      "import"                      the candidate is imported next: from here
+//                                                    on only "ready timed", "done" and "end"
+//                      "end"                         the last message
+//   parent -> runner:  "go HEX"                      the release, with 16 hex digits of secret
+// Anything else, or a message out of turn, is a protocol error: the run is invalid.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/json.h"
+
+namespace hotkernel {
+
+/// What the parent saw of one run: the windows between each release and its answer.
+struct parent_clock_log {
+    bool connected = false;
+    bool ended = false;              ///< the runner said "end"
+    bool imported = false;           ///< the runner said "import" (the candidate was loaded next)
+    std::string error;               ///< the first protocol error ("" when none)
+    struct empty_window {
+        double ms;                   ///< release to answer, less the time either side waited for a CPU
+        long calls;                  ///< empty calls in it (0: the fixed cost alone)
+    };
+    std::vector<empty_window> empty; ///< empty samples, before the candidate was imported
+    double gap_window_ms = -1;       ///< the gap probe's window (-1: none)
+    long gap_nodes = 0;
+    double gap_busy_ms = -1;         ///< its GPU work on CUPTI's records (-1: not said)
+    struct window {
+        double ms;                   ///< as empty_window::ms
+        long calls;
+    };
+    double waited_ms = 0;            ///< runnable-but-waiting time taken out of the timed windows, in all
+    std::vector<window> timed;       ///< timed samples, in order
+};
+
+/// The margins of the bound: a run is invalid when the median over its samples of
+/// (window - fixed cost - reported time of the sample) exceeds abs_ms + frac * the median
+/// window, plus what a timer does not count by design: the eager loop's cost between calls
+/// (the empty samples' cost a call) and, on CUPTI, the gaps between a graph's nodes. Per-call
+/// CUDA events on the eager path (timer cuda_events) are not bounded: the host launches each
+/// call and may take longer than the GPU's work, so the window says nothing of it. (A result
+/// slower than the window needs no bound: the candidate gains nothing by it.)
+struct clock_bound_limits {
+    double abs_ms = 0.05;
+    double frac = 0.05;
+    double gap_factor = 1.5;         ///< CUPTI reads kernels' own time: node gaps are allowed for
+    double max_ops_per_call = 16;    ///< ... at most this many GPU operations a call
+    /// A share of the CPU waits taken out of a window is allowed on top: a loaded machine's
+    /// waits are read when a thread runs again, which blurs the window's ends.
+    double wait_share = 0.1;
+};
+
+/// The bound, decided from the parent's log and the run's result line. Pure.
+struct clock_bound {
+    bool applies = false;            ///< a result with samples to bound (status ok)
+    bool held = true;
+    std::string reason;              ///< why it did not hold
+    std::size_t samples = 0;
+    bool lower = true;               ///< the bound applies to this timer (not to cuda_events)
+    double fixed_ms = 0, loop_ms_per_call = 0, window_ms = 0, reported_ms = 0, excess_ms = 0, allowance_ms = 0,
+           gap_ms_per_op = 0, waited_ms = 0;
+    [[nodiscard]] json to_json() const;
+};
+clock_bound check_clock_bound(const parent_clock_log& log, const json& line, const clock_bound_limits& lim = {});
+
+/// Folds the bound into a result line: `parent_clock` (the figures) always, and status
+/// "invalid" with the bound's reason when it did not hold. Pure.
+void apply_clock_bound(json& line, const clock_bound& bound);
+
+/// The parent's half, serving one run: listens on a fresh socket in a private folder and
+/// answers the runner on a thread of its own, timing each window on the steady clock. A window
+/// leaves out the time the runner's thread and this one spent runnable but waiting for a CPU
+/// (/proc schedstat's run_delay), so that a loaded machine does not read as missing time: the
+/// runner's time inside its timed calls counts such waits, its time between them does not.
+class parent_clock {
+public:
+    /// Throws tool_error when it cannot make its folder or socket.
+    parent_clock();
+    ~parent_clock();
+    parent_clock(const parent_clock&) = delete;
+    parent_clock& operator=(const parent_clock&) = delete;
+
+    /// The socket's path, for the runner's private stdin line.
+    [[nodiscard]] const std::string& address() const;
+    /// Stops serving (call once the run has answered) and returns what was seen.
+    parent_clock_log finish();
+
+private:
+    struct impl;
+    std::unique_ptr<impl> m;
+};
+
+}  // namespace hotkernel

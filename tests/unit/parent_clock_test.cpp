@@ -1,0 +1,223 @@
+// The parent's clock: the bound on a run's reported times (pure), and the server that times
+// each released sample, driven over its real socket.
+#include <gtest/gtest.h>
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "measure/parent_clock.h"
+#include "process/posix_io.h"
+
+using namespace hotkernel;
+
+namespace {
+// A log of `n` timed windows of `window_ms` over `calls` calls, after empty samples of `fixed_ms`.
+parent_clock_log log_of(int n, double window_ms, long calls, double fixed_ms = 0.1) {
+    parent_clock_log log;
+    log.connected = log.ended = log.imported = true;
+    for (int i = 0; i < 5; ++i) log.empty.push_back({fixed_ms, 0});
+    for (int i = 0; i < n; ++i) log.timed.push_back({window_ms, calls});
+    return log;
+}
+
+json line_of(int n, double per_call_ms, long calls, const std::string& timer = "cpu") {
+    json s = json::array();
+    for (int i = 0; i < n; ++i) s.push_back(per_call_ms);
+    return json{{"status", "ok"}, {"ok", true}, {"ms", per_call_ms}, {"samples_ms", s},
+                {"calls_per_sample", calls}, {"timer", timer}};
+}
+}  // namespace
+
+TEST(ClockBound, HoldsWhenTheReportedTimesFillTheWindows) {
+    // 100 calls of 0.1 ms = 10 ms reported; the parent saw 10.1 ms, 0.1 ms of it the fixed cost.
+    auto b = check_clock_bound(log_of(10, 10.1, 100), line_of(10, 0.1, 100));
+    EXPECT_TRUE(b.applies);
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.excess_ms, 0.0, 1e-9);
+}
+
+TEST(ClockBound, ATenPercentFakeOfATenMillisecondSampleBreaksIt) {
+    // The work took 10 ms; the result says 9.
+    auto b = check_clock_bound(log_of(10, 10.1, 100), line_of(10, 0.09, 100));
+    EXPECT_FALSE(b.held);
+    EXPECT_NEAR(b.excess_ms, 1.0, 1e-9);
+    EXPECT_NE(b.reason.find("missing from the reported times"), std::string::npos) << b.reason;
+    json line = line_of(10, 0.09, 100);
+    apply_clock_bound(line, b);
+    EXPECT_EQ(line["status"], "invalid");
+    EXPECT_EQ(line["ok"], false);
+    EXPECT_EQ(line["parent_clock"]["bound"], "broken");
+}
+
+TEST(ClockBound, AFewSlowWindowsDoNotBreakItButMostDo) {
+    // A preempted sample or two (a busy machine) is not a fake: the median decides.
+    auto log = log_of(10, 10.1, 100);
+    log.timed[3].ms = 30;
+    log.timed[7].ms = 25;
+    EXPECT_TRUE(check_clock_bound(log, line_of(10, 0.1, 100)).held);
+    for (int i = 0; i < 6; ++i) log.timed[i].ms = 12;
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.1, 100)).held);
+}
+
+TEST(ClockBound, TheEagerLoopsCostBetweenCallsIsAllowed) {
+    // 1000 calls of 10 us reported; the loop costs 2 us a call outside the timed calls.
+    auto log = log_of(10, 0.1 + 10 + 2, 1000);
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.01, 1000)).held);
+    for (int i = 0; i < 5; ++i) log.empty.push_back({0.1 + 200 * 0.002, 200});
+    auto b = check_clock_bound(log, line_of(10, 0.01, 1000));
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.loop_ms_per_call, 0.002, 1e-9);
+}
+
+TEST(ClockBound, CuptiGetsTheGapsBetweenNodesThatItDoesNotCount) {
+    // 1000 calls of 2.9 us of kernel, 0.6 us of gap each: the window is 20% over the kernels.
+    auto log = log_of(10, 0.1 + 1000 * 0.0035, 1000);
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.0029, 1000, "cupti")).held);
+    log.gap_nodes = 200;
+    log.gap_window_ms = 0.1 + 200 * 0.0016;  // a tiny kernel of 1 us + 0.6 us of gap a node
+    log.gap_busy_ms = 200 * 0.001;
+    auto b = check_clock_bound(log, line_of(10, 0.0029, 1000, "cupti"));
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.gap_ms_per_op, 0.0006, 1e-9);
+    // Not for another timer: the graph's events count the gaps.
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.0029, 1000, "cuda_graph")).held);
+}
+
+TEST(ClockBound, PerCallEventsOnTheEagerPathAreNotBounded) {
+    auto b = check_clock_bound(log_of(10, 10.1, 100), line_of(10, 0.01, 100, "cuda_events"));
+    EXPECT_TRUE(b.held);
+    EXPECT_FALSE(b.lower);
+    EXPECT_EQ(b.to_json()["bound"], "not applied");
+}
+
+TEST(ClockBound, TheRunsTimeMustBeTheMedianOfItsSamples) {
+    json line = line_of(10, 0.1, 100);
+    line["ms"] = 0.04;  // rewritten after the samples were taken
+    auto b = check_clock_bound(log_of(10, 10.1, 100), line);
+    EXPECT_FALSE(b.held);
+    EXPECT_NE(b.reason.find("not the median"), std::string::npos) << b.reason;
+}
+
+TEST(ClockBound, TheResultMustMatchWhatWasReleased) {
+    EXPECT_NE(check_clock_bound(log_of(9, 10.1, 100), line_of(10, 0.1, 100)).reason.find("released 9"),
+              std::string::npos);
+    EXPECT_NE(check_clock_bound(log_of(10, 10.1, 50), line_of(10, 0.1, 100)).reason.find("released for 50"),
+              std::string::npos);
+    auto none = log_of(10, 10.1, 100);
+    none.empty.clear();
+    EXPECT_FALSE(check_clock_bound(none, line_of(10, 0.1, 100)).held);
+}
+
+TEST(ClockBound, AnOkRunThatNeverConnectedOrBrokeTheProtocolIsInvalid) {
+    parent_clock_log never;
+    EXPECT_FALSE(check_clock_bound(never, line_of(10, 0.1, 100)).held);
+    auto broke = log_of(10, 10.1, 100);
+    broke.error = "an unknown message: \"x\"";
+    json incorrect = line_of(10, 0.1, 100);
+    incorrect["status"] = "incorrect";
+    incorrect["reason"] = "check call: wrong";
+    auto b = check_clock_bound(broke, incorrect);
+    EXPECT_FALSE(b.held);
+    apply_clock_bound(incorrect, b);
+    EXPECT_EQ(incorrect["status"], "invalid");
+    EXPECT_NE(incorrect["reason"].get<std::string>().find("check call: wrong"), std::string::npos);
+}
+
+TEST(ClockBound, RunsWithoutSamplesAreLeftAlone) {
+    json err{{"status", "error"}, {"reason", "call: raised"}};
+    auto b = check_clock_bound(parent_clock_log{}, err);
+    EXPECT_FALSE(b.applies);
+    apply_clock_bound(err, b);
+    EXPECT_EQ(err["status"], "error");
+    EXPECT_FALSE(err.contains("parent_clock"));
+}
+
+// ---- the server, over its socket ----------------------------------------------------------
+
+namespace {
+int connect_to(const std::string& path) {
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::copy(path.begin(), path.end(), a.sun_path);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+std::string read_line(int fd) {
+    std::string s;
+    char c = 0;
+    while (::read(fd, &c, 1) == 1 && c != '\n') s += c;
+    return s;
+}
+}  // namespace
+
+TEST(ParentClock, TimesEachReleasedWindowAndHandsOutFreshSecrets) {
+    parent_clock clock;
+    const int fd = connect_to(clock.address());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(write_all(fd, "hello 1\nready empty 0\n"));
+    const std::string go1 = read_line(fd);
+    ASSERT_TRUE(write_all(fd, "done\nimport\nready timed 7\n"));
+    const std::string go2 = read_line(fd);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_TRUE(write_all(fd, "done\nend\n"));
+    ::close(fd);
+    const auto log = clock.finish();
+    EXPECT_EQ(go1.substr(0, 3), "go ");
+    EXPECT_EQ(go1.size(), 3u + 16u);
+    EXPECT_NE(go1, go2);
+    EXPECT_TRUE(log.connected);
+    EXPECT_TRUE(log.imported);
+    EXPECT_TRUE(log.ended);
+    EXPECT_EQ(log.error, "");
+    ASSERT_EQ(log.empty.size(), 1u);
+    ASSERT_EQ(log.timed.size(), 1u);
+    EXPECT_EQ(log.timed[0].calls, 7);
+    EXPECT_GE(log.timed[0].ms, 20.0);
+    EXPECT_LT(log.empty[0].ms, log.timed[0].ms);
+}
+
+TEST(ParentClock, TheSocketIsGoneOnceTheHarnessIsConnected) {
+    parent_clock clock;
+    const std::string path = clock.address();
+    const int fd = connect_to(path);
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(write_all(fd, "hello 1\n"));
+    // Nothing else can connect after the harness: the listener is closed and the path removed.
+    for (int i = 0; i < 100 && std::filesystem::exists(path); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    EXPECT_FALSE(std::filesystem::exists(path));
+    EXPECT_LT(connect_to(path), 0);
+    ::close(fd);
+    clock.finish();
+}
+
+TEST(ParentClock, MessagesOutOfTurnAreAProtocolError) {
+    for (const char* bad : {"ready timed 5\n", "hello 1\ndone\n", "hello 1\nimport\nready empty 0\n",
+                            "hello 1\nready timed x\n", "hello 1\nnonsense\n"}) {
+        parent_clock clock;
+        const int fd = connect_to(clock.address());
+        ASSERT_GE(fd, 0);
+        write_all(fd, bad);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        ::close(fd);
+        EXPECT_NE(clock.finish().error, "") << bad;
+    }
+}
+
+TEST(ParentClock, FinishWithoutAConnectionSaysSo) {
+    parent_clock clock;
+    const auto log = clock.finish();
+    EXPECT_FALSE(log.connected);
+    EXPECT_FALSE(std::filesystem::exists(clock.address()));
+}
