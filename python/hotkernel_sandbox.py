@@ -204,7 +204,7 @@ def apply(scratch, caches, no_landlock=False):
         rec["error"] = "Landlock could not be applied: %s" % e
         return rec
     rec["fs"] = FS_CONFINED
-    rec["writable"] = ["scratch"] + ["compiler_cache"] * (len(writable) - 1) + ["devices"]
+    rec["writable"] = ["scratch"] + (["compiler_caches"] if len(writable) > 1 else []) + ["devices"]
     rec["signals"] = "scoped" if scoped & _SCOPE_SIGNAL else "none"
     rec["abstract_unix_sockets"] = "scoped" if scoped & _SCOPE_ABSTRACT_UNIX_SOCKET else "none"
     return rec

@@ -107,8 +107,9 @@ std::map<std::string, fs::path> compiler_caches(const std::string& role, const f
 void describe_sandbox(const std::vector<const run_record*>& runs, json& result, json& warnings) {
     json distinct = json::array();
     for (const run_record* r : runs) {
-        if (r == nullptr || r->sandbox.is_null()) continue;
-        const json& s = r->sandbox;
+        if (r == nullptr || !r->sandbox.is_object()) continue;
+        json s = r->sandbox;
+        s.erase("threads_before");  // a count of the moment, not the policy: it stays on each run record
         if (std::find(distinct.begin(), distinct.end(), s) == distinct.end()) distinct.push_back(s);
     }
     if (distinct.empty()) return;

@@ -49,8 +49,9 @@ std::map<std::string, std::filesystem::path> compiler_caches(const std::string& 
                                                              const std::filesystem::path& script,
                                                              const std::filesystem::path& root = {});
 
-/// result["sandbox"]: what was in force (each run's `sandbox` record from its line; the same on
-/// every run, or "runs_differ" with each distinct record), and a warning where a run went without
+/// result["sandbox"]: what was in force (each run's `sandbox` record from its line, less its
+/// threads_before; the same on every run, or "runs_differ" with each distinct record), and a
+/// warning where a run went without
 /// the filesystem sandbox (allowed by allow_unsandboxed). Nothing when no run reported one.
 void describe_sandbox(const std::vector<const run_record*>& runs, json& result, json& warnings);
 
