@@ -2,8 +2,8 @@
 
 The binary starts `python <embedded dir>/hotkernel_runner.py --run FILE --role ROLE
 [--target-from BASELINE]` with a private result pipe (fd in HOTKERNEL_RESULT_FD) and one JSON
-line on stdin: {"nonce": ..., "check_seed": ..., "scratch": ..., "caches": [...]}. Order matters; everything the candidate could
-tamper with is set up before its file is imported:
+line on stdin: {"nonce": ..., "check_seed": ..., "scratch": ..., "caches": [...]}. Order
+matters; everything the candidate could tamper with is set up before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
