@@ -925,9 +925,14 @@ def main(argv):
     # a unit test keeps the two equal).
     code = 0 if result.get("status") in EXIT_ZERO_STATUSES else 1
     _close_outputs(result_fd)
-    if not secret.get("scratch"):
+    if not secret.get("scratch"):  # by hand: what the run left (the folder goes at the next)
         import shutil
-        shutil.rmtree(args.scratch, ignore_errors=True)
+        for name in os.listdir(args.scratch):
+            p = os.path.join(args.scratch, name)
+            try:
+                shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+            except OSError:
+                pass
     # os._exit: no atexit hook or finaliser from the candidate runs after the result.
     os._exit(code)
 
@@ -937,8 +942,17 @@ EXIT_ZERO_STATUSES = ("ok", "incorrect", "invalid")
 
 
 def _own_scratch():
+    """A scratch folder for a run started by hand, under <tmp>/hotkernel-by-hand: the sandboxed
+    run can empty it but not remove it, so folders of runs that are gone are removed here."""
+    import shutil
     import tempfile
-    return tempfile.mkdtemp(prefix="hotkernel-run-")
+    parent = os.path.join(tempfile.gettempdir(), "hotkernel-by-hand-%d" % os.getuid())
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    for name in os.listdir(parent):
+        pid = name.split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists("/proc/%s" % pid):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix="%d-" % os.getpid(), dir=parent)
 
 
 def _close_outputs(result_fd):
