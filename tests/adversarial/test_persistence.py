@@ -53,12 +53,14 @@ def _verify(pair, body):
 
 
 def _honest_verify_unreached(pair):
-    """A later verify of the untouched pair: it runs, and its baseline is not read slower."""
+    """A later verify of the untouched pair: it runs, and is no clean `faster` by REACHED_RATIO
+    (the ratio alone is not enough: two pairs of a tiny CPU gelu on a loaded 2-core machine were
+    seen at 1.8x, called inconclusive; the cheats' 3x baseline clock reads faster)."""
     rc, res, err = _verify(pair, harness.HONEST / "blank.py")
     assert res is not None, "the later honest verify failed (%d): %s" % (rc, err[-1500:])
     ratio = res["baseline"]["mean_ms"] / res["candidate"]["mean_ms"]
-    assert ratio < REACHED_RATIO, "a later honest verify read the baseline %.2fx slower (verdict %s)" % (
-        ratio, res.get("verdict"))
+    assert not (res.get("verdict") == "faster" and ratio >= REACHED_RATIO), (
+        "a later honest verify read the baseline %.2fx slower (verdict %s)" % (ratio, res.get("verdict")))
 
 
 def _files(root):
