@@ -2,8 +2,8 @@
 
 The binary starts `python <embedded dir>/hotkernel_runner.py --run FILE --role ROLE
 [--target-from BASELINE]` with a private result pipe (fd in HOTKERNEL_RESULT_FD) and one JSON
-line on stdin: {"nonce": ..., "check_seed": ...}. Order matters; everything the candidate could
-tamper with is set up before its file is imported:
+line on stdin: {"nonce": ..., "check_seed": ..., "scratch": ..., "caches": [...]}. Order
+matters; everything the candidate could tamper with is set up before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
@@ -14,8 +14,10 @@ tamper with is set up before its file is imported:
      with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
      references are computed only after the sample, so no answer exists while they run;
   5. snapshot the harness (contract, runner, timer and torch functions) to detect patching;
-  6. only then import the file and take its `kernel` function; measure with the defences below;
-  7. write one result line with the nonce to the private fd. The script's stdout is ignored.
+  6. apply the kernel sandbox (hotkernel_sandbox.py: Landlock, no_new_privs, resource limits;
+     a run is refused where none could be applied, unless hotkernel says allow_unsandboxed);
+  7. only then import the file and take its `kernel` function; measure with the defences below;
+  8. write one result line with the nonce to the private fd. The script's stdout is ignored.
 
 Defences, one per known cheat (measurement-anchors.md §10): outputs of every timed call are
 checked, each sample on fresh input values (caching, replay, batch-and-skip, warm-up detection,
@@ -37,6 +39,7 @@ import time
 import traceback
 
 from hotkernel_defences import Harness, L2Guard, Primitives, ThreadWatch
+import hotkernel_sandbox
 from hotkernel_release import ParentClockError, Release
 
 RUNNER_PROTOCOL = 1
@@ -1012,9 +1015,17 @@ def _run_released(args, secret, release):
     harness = Harness(torch, hk, runner_module,
                       [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None])
     try:
-        trun.calibrate_release()
-        release.importing()
+        trun.calibrate_release()  # the parent times empty samples: the fixed cost of a sample
     except (ParentClockError, OSError) as e:
+        return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
+    # The kernel sandbox, before anything of the candidate runs (hotkernel_sandbox.py).
+    box = hotkernel_sandbox.apply(args.scratch, secret.get("caches") or [], no_landlock=args.no_landlock)
+    refused = hotkernel_sandbox.refusal(box)
+    if refused and not secret.get("allow_unsandboxed"):
+        return dict(hk.error_result(target, role, hk.StageError("sandbox", refused)), sandbox=box)
+    try:
+        release.importing()
+    except OSError as e:
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
     gc.collect()
     t_import = time.perf_counter()
@@ -1034,6 +1045,7 @@ def _run_released(args, secret, release):
     result["phases_s"] = {k: round(v, 4) for k, v in phases.items()}
     result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
     result["check_seed"] = "hidden"
+    result["sandbox"] = box
     result["trusted"] = True
     result["checked"] = result.get("checked", []) + ["every_timed_call", "fresh_values_per_sample", "inputs_unchanged"]
     if getattr(trun, "host_ms", None) is not None:
@@ -1062,7 +1074,11 @@ def main(argv):
     args = p.parse_args(argv)
     secret = _read_private_input()
     result_fd = _private_result_fd()
+    args.no_landlock = hotkernel_sandbox.read_test_switch()
     _scrub_environment()
+    # The run's scratch folder, made and removed by hotkernel; run by hand, one of our own.
+    args.scratch = secret.get("scratch") or _own_scratch()
+    hotkernel_sandbox.point_temp_at(args.scratch)
     write = os.write
     dumps = json.dumps
     try:
@@ -1090,12 +1106,34 @@ def main(argv):
     # a unit test keeps the two equal).
     code = 0 if result.get("status") in EXIT_ZERO_STATUSES else 1
     _close_outputs(result_fd)
+    if not secret.get("scratch"):  # by hand: what the run left (the folder goes at the next)
+        import shutil
+        for name in os.listdir(args.scratch):
+            p = os.path.join(args.scratch, name)
+            try:
+                shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+            except OSError:
+                pass
     # os._exit: no atexit hook or finaliser from the candidate runs after the result.
     os._exit(code)
 
 
 # The statuses of a result the harness exits 0 for: a result, even one that voids the run.
 EXIT_ZERO_STATUSES = ("ok", "incorrect", "invalid")
+
+
+def _own_scratch():
+    """A scratch folder for a run started by hand, under <tmp>/hotkernel-by-hand: the sandboxed
+    run can empty it but not remove it, so folders of runs that are gone are removed here."""
+    import shutil
+    import tempfile
+    parent = os.path.join(tempfile.gettempdir(), "hotkernel-by-hand-%d" % os.getuid())
+    os.makedirs(parent, mode=0o700, exist_ok=True)
+    for name in os.listdir(parent):
+        pid = name.split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists("/proc/%s" % pid):
+            shutil.rmtree(os.path.join(parent, name), ignore_errors=True)
+    return tempfile.mkdtemp(prefix="%d-" % os.getpid(), dir=parent)
 
 
 def _close_outputs(result_fd):

@@ -1,6 +1,7 @@
 // Launching and checking one measured run.
 #include "measure/measure.h"
 #include "measure/clock_check.h"
+#include "measure/sandbox.h"
 #include "process/strays.h"
 #include "report/findings.h"
 #include "util/file_lock.h"
@@ -34,6 +35,7 @@ json run_record::to_json() const {
     if (!strays.empty()) j["strays_killed"] = strays;
     if (lock_wait_s >= 0.01) j["waited_for_gpu_s"] = lock_wait_s;
     if (!lock_note.empty()) j["gpu_lock"] = lock_note;
+    if (!sandbox.is_null()) j["sandbox"] = sandbox;
     return j;
 }
 
@@ -87,6 +89,7 @@ void report_run_findings(const std::vector<const run_record*>& runs, double max_
     if (!clocks.is_null()) result["sample_clocks"] = clocks;
     for (auto& w : stray_warnings(runs)) warnings.push_back(std::move(w));
     if (auto w = lock_wait_warning(runs)) warnings.push_back(*w);
+    describe_sandbox(runs, result, warnings);
 }
 
 std::string shell_join(const std::vector<std::string>& argv) {
@@ -215,6 +218,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     if (r.line.is_object()) {
         if (r.line.contains("status") && r.line["status"].is_string()) r.status = r.line["status"];
         if (r.line.contains("reason") && r.line["reason"].is_string()) r.reason = r.line["reason"];
+        if (r.line.contains("sandbox") && r.line["sandbox"].is_object()) r.sandbox = r.line["sandbox"];
         if (r.line.contains("flags") && r.line["flags"].is_array())
             for (const auto& f : r.line["flags"])
                 if (f.is_object()) r.contract_flags.push_back(f);

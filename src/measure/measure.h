@@ -80,6 +80,7 @@ struct run_record {
     std::string status;
     std::string reason;
     json contract_flags = json::array();
+    json sandbox;  ///< the trusted runner's `sandbox` record: what the kernel enforced (null: none reported)
 
     json to_json() const;
 };
@@ -91,7 +92,7 @@ std::filesystem::path measure_lock_path();
 /// What bench and verify say about their runs beyond the times: the per-sample clock check
 /// (result["sample_clocks"]; its reference is max_sm_clock_mhz, or the fastest reading when that
 /// is NaN) and warnings for throttled samples, processes a run left behind (killed), and runs
-/// that waited for, or went without, the GPU lock.
+/// that waited for, or went without, the GPU lock; and the sandbox in force (describe_sandbox, sandbox.h).
 void report_run_findings(const std::vector<const run_record*>& runs, double max_sm_clock_mhz, json& result,
                          json& warnings);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "measure/parent_clock.h"
+#include "measure/sandbox.h"
 #include "python/interpreter.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -145,6 +146,17 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     parent_clock clock;
     json secret{{"nonce", nonce}, {"check_seed", check_seed}, {"clock", clock.address()}};
     if (req.profile_check) secret["profile_check"] = true;
+    // The only folders the sandboxed run may write: its scratch (removed when launch returns)
+    // and its role's compiler caches (sandbox.h).
+    const run_scratch scratch = run_scratch::make();
+    secret["scratch"] = scratch.path().string();
+    secret["caches"] = json::array();
+    for (const char* k : {"TMPDIR", "TMP", "TEMP"}) spec.env_set[k] = scratch.path().string();
+    for (const auto& [k, dir] : compiler_caches(req.role, req.script)) {
+        spec.env_set[k] = dir.string();
+        secret["caches"].push_back(dir.string());
+    }
+    if (m_allow_unsandboxed) secret["allow_unsandboxed"] = true;
     spec.stdin_data = dump_line(secret) + "\n";
     run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::channel};
     const parent_clock_log seen = clock.finish();
@@ -169,11 +181,11 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     return a;
 }
 
-std::unique_ptr<run_launcher> make_launcher_for(const std::vector<fs::path>& scripts) {
+std::unique_ptr<run_launcher> make_launcher_for(const std::vector<fs::path>& scripts, bool allow_unsandboxed) {
     bool all = !scripts.empty();
     for (const auto& s : scripts) all = all && is_protocol3_target(s);
     if (!all) return make_launcher();
-    return std::make_unique<trusted_launcher>(scripts.size() > 1 ? scripts.front() : fs::path{});
+    return std::make_unique<trusted_launcher>(scripts.size() > 1 ? scripts.front() : fs::path{}, allow_unsandboxed);
 }
 
 void describe_trust(json& result, json& warnings, const run_launcher& launcher, const std::vector<fs::path>& scripts) {

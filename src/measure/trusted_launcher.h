@@ -37,7 +37,10 @@ vendored_contract inspect_vendored_contract(const std::filesystem::path& script)
 /// it is the one message there and carries this run's nonce; anything else is an invalid run.
 class trusted_launcher final : public run_launcher {
 public:
-    explicit trusted_launcher(std::filesystem::path target_from = {}) : m_target_from(std::move(target_from)) {}
+    /// allow_unsandboxed: measure even where the kernel sandbox could not be applied (the
+    /// runner refuses otherwise; hotkernel_sandbox.py).
+    explicit trusted_launcher(std::filesystem::path target_from = {}, bool allow_unsandboxed = false)
+        : m_target_from(std::move(target_from)), m_allow_unsandboxed(allow_unsandboxed) {}
     [[nodiscard]] std::string name() const override { return "trusted-runner"; }
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
     [[nodiscard]] bool trusted() const override { return true; }
@@ -47,12 +50,15 @@ public:
 
 private:
     std::filesystem::path m_target_from;
+    bool m_allow_unsandboxed = false;
 };
 
 /// The launcher for these scripts: the trusted runner when every one is a protocol-3 target
 /// (scripts[0] is the baseline whose TARGET a candidate is measured under), else make_launcher()
-/// (plain bench-contract scripts: their printed timing is self-reported).
-std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesystem::path>& scripts);
+/// (plain bench-contract scripts: their printed timing is self-reported). allow_unsandboxed: see
+/// trusted_launcher.
+std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesystem::path>& scripts,
+                                                bool allow_unsandboxed = false);
 
 /// Adds to a bench/verify result what the trust record needs: trusted, timing ("harness" or
 /// "self-reported"), the binary's contract and runner hashes, and each target folder's vendored

@@ -87,6 +87,9 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {profile_check_untrusted, "profile_check_untrusted", W,
      "profile_check needs the trusted runner; a self-reporting script was not profiled",
      "scaffold the target with `new` (protocol 3)"},
+    {measured_unsandboxed, "measured_unsandboxed", W,
+     "runs went without the kernel sandbox (allow_unsandboxed), so the candidate could write outside its run",
+     "run on a kernel with Landlock, or check the target folder and caches by hand"},
     {persisting_l2, "persisting_l2", F,
      "the candidate set a persisting-L2 carve-out; the trusted runner reset it before every sample and voids the run",
      "do not set cudaLimitPersistingL2CacheSize in the candidate"},
@@ -457,6 +460,14 @@ finding profile_check_untrusted() {
     return make(finding_id::profile_check_untrusted,
                 "profile_check needs the trusted runner (a protocol-3 target made by `new`); this script reports its "
                 "own times, so nothing was profiled");
+}
+
+finding measured_unsandboxed(std::string_view what) {
+    return make(finding_id::measured_unsandboxed,
+                fmt::format("runs went without the kernel sandbox ({}; allowed by allow_unsandboxed): the candidate "
+                            "could write the target's folder, the user site and hotkernel's cache, and signal other "
+                            "processes; run on a kernel with Landlock",
+                            what));
 }
 
 finding rotate_empty() {

@@ -49,6 +49,7 @@ enum class finding_id {
     description_changed,
     profile_check_unreported,
     profile_check_untrusted,
+    measured_unsandboxed,
     // the trusted runner's flags (python/hotkernel_runner.py, `_flag`)
     persisting_l2,
     work_outside_timed_region,
@@ -171,6 +172,7 @@ finding runner_declared_invalid(std::size_t run, std::string_view reason);
 finding description_changed(std::string_view what);
 finding profile_check_unreported();
 finding profile_check_untrusted();
+finding measured_unsandboxed(std::string_view what);
 
 // new
 finding rotate_empty();

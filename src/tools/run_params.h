@@ -26,4 +26,14 @@ bound_param<Args> warm_arg(bool Args::*member) {
                           .default_value = true});
 }
 
+/// `allow_unsandboxed`: measure where the kernel sandbox could not be applied.
+template <class Args>
+bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
+    return param(member, {.name = "allow_unsandboxed",
+                          .summary = "Measure trusted runs even where the kernel sandbox (Landlock: writes only in "
+                                     "the run's scratch folder and compiler caches) cannot be applied; without it "
+                                     "such a run is refused. The result's sandbox says what was in force",
+                          .default_value = false});
+}
+
 }  // namespace hotkernel

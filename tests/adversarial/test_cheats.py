@@ -30,6 +30,9 @@ def target(tmp_path_factory):
     if not os.path.exists(harness.binary()):
         pytest.skip("no hotkernel binary at %s (set HOTKERNEL_BIN)" % harness.binary())
     out = tmp_path_factory.mktemp("gelu")
+    # Some cheats write start-up files, caches and hotkernel's cache: every verify gets a home of its own.
+    home = tmp_path_factory.mktemp("home")
+    ENV.update({"HOME": str(home), "PYTHONUSERBASE": str(home / ".local"), "XDG_CACHE_HOME": str(home / ".cache")})
     base = harness.scaffold(out, py, device="cpu", shape="128x128", iters=48, samples=3, warmup_s=0.1)
     return py, out, base
 

@@ -1,0 +1,231 @@
+"""hotkernel's kernel sandbox: applied by the trusted runner right before the candidate is imported.
+
+What the kernel enforces from then on, for this process and everything it starts (the rules are
+inherited across fork and exec and cannot be lifted):
+
+- Landlock (syscalls 444-446 through ctypes): reading and executing stay allowed everywhere;
+  writing, creating, removing, renaming and truncating only beneath the run's scratch folder and
+  the role's compiler caches (handed in by hotkernel), plus writing the character devices a run
+  opens read-write (/dev/null, /dev/zero, /dev/full, the NVIDIA devices). Everything else, the
+  target's folder, the user site directory, every __pycache__ and hotkernel's cache included, is
+  read-only. LANDLOCK_ACCESS_FS_IOCTL_DEV is not handled, so the CUDA driver's ioctls still work.
+- On Landlock ABI >= 6: signals and abstract Unix sockets scoped to the run (no signal to the
+  fork server, hotkernel or any process outside the run; no connection to an abstract socket
+  outside it).
+- no_new_privs (needed by Landlock without CAP_SYS_ADMIN; no set-uid escape either).
+- Resource limits, only ever lowered: no core files, a file-size limit, no POSIX message queues
+  (they would outlive the run). RLIMIT_NPROC is left alone: it counts threads.
+
+landlock_restrict_self binds the calling thread and the threads and processes it starts later;
+threads already running (torch's intra-op pool) keep their old rights. The record says how many.
+
+HOTKERNEL_TEST_NO_LANDLOCK=1 (read by read_test_switch(), before the runner scrubs HOTKERNEL_*
+from the environment) makes apply() act as on a kernel without Landlock; it exists for the tests
+of the refusal path and can only take protection away where the user also opts out.
+"""
+
+import ctypes
+import os
+
+_SYS_CREATE_RULESET = 444
+_SYS_ADD_RULE = 445
+_SYS_RESTRICT_SELF = 446
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+_EXECUTE = 1 << 0
+_WRITE_FILE = 1 << 1
+_READ_FILE = 1 << 2
+_READ_DIR = 1 << 3
+_REFER = 1 << 13
+_TRUNCATE = 1 << 14
+_SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0
+_SCOPE_SIGNAL = 1 << 1
+
+# Largest file a run may write (a compiled extension is tens of MB; the limit stops a disk filler).
+FSIZE_LIMIT = 4 << 30
+DEVICE_FILES = ("/dev/null", "/dev/zero", "/dev/full")
+FS_CONFINED = "read-only outside scratch"
+
+_TEST_SWITCH = "HOTKERNEL_TEST_NO_LANDLOCK"
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def read_test_switch():
+    """True when the tests ask for a machine without Landlock (see the module's docstring)."""
+    return os.environ.get(_TEST_SWITCH) == "1"
+
+
+def _libc():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    libc.prctl.restype = ctypes.c_int
+    return libc
+
+
+def _syscall(libc, nr, *args):
+    r = libc.syscall(ctypes.c_long(nr), *args)
+    if r < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, os.strerror(e))
+    return r
+
+
+def landlock_abi(libc=None):
+    """The kernel's Landlock ABI version; 0 where it has none (too old, or not enabled at boot)."""
+    try:
+        return int(_syscall(libc or _libc(), _SYS_CREATE_RULESET, ctypes.c_void_p(None), ctypes.c_size_t(0),
+                            ctypes.c_uint32(_CREATE_RULESET_VERSION)))
+    except (OSError, AttributeError):
+        return 0
+
+
+def _fs_rights(abi):
+    """Every filesystem right this ABI knows but IOCTL_DEV (bits 0-12, REFER from 2, TRUNCATE from 3)."""
+    rights = (1 << 13) - 1
+    if abi >= 2:
+        rights |= _REFER
+    if abi >= 3:
+        rights |= _TRUNCATE
+    return rights
+
+
+def _attr_size(abi):
+    # The struct grew with the ABI (net rights in 4, scopes in 6): give the size this kernel knows.
+    return 24 if abi >= 6 else 16 if abi >= 4 else 8
+
+
+def _add_rule(libc, ruleset, path, access):
+    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        attr = _PathBeneathAttr(access, fd)
+        _syscall(libc, _SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(_RULE_PATH_BENEATH), ctypes.byref(attr),
+                 ctypes.c_uint32(0))
+    finally:
+        os.close(fd)
+
+
+def _device_files():
+    out = [p for p in DEVICE_FILES if os.path.exists(p)]
+    try:
+        out += sorted(os.path.join("/dev", n) for n in os.listdir("/dev") if n.startswith("nvidia"))
+    except OSError:
+        pass
+    return out
+
+
+def _landlock(libc, abi, writable):
+    """Restricts this thread (and what it starts) to writes beneath `writable`; returns the scopes."""
+    rights = _fs_rights(abi)
+    scoped = (_SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX_SOCKET) if abi >= 6 else 0
+    attr = _RulesetAttr(rights, 0, scoped)
+    ruleset = int(_syscall(libc, _SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(_attr_size(abi)),
+                           ctypes.c_uint32(0)))
+    try:
+        _add_rule(libc, ruleset, "/", _EXECUTE | _READ_FILE | _READ_DIR)
+        for d in writable:
+            _add_rule(libc, ruleset, d, rights)
+        file_rights = _WRITE_FILE | (_TRUNCATE if abi >= 3 else 0)
+        for p in _device_files():
+            # A folder (/dev/nvidia-caps) takes the same file rights for what is beneath it.
+            _add_rule(libc, ruleset, p, file_rights)
+        _syscall(libc, _SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)
+    return scoped
+
+
+def _limit(resource, which, value):
+    soft, hard = resource.getrlimit(which)
+    new = value if hard == resource.RLIM_INFINITY else min(value, hard)
+    resource.setrlimit(which, (new if soft == resource.RLIM_INFINITY else min(soft, new), new))
+    return new
+
+
+def _rlimits():
+    import resource
+    out = {}
+    for name, which, value in (("core", resource.RLIMIT_CORE, 0), ("fsize", resource.RLIMIT_FSIZE, FSIZE_LIMIT),
+                               ("msgqueue", getattr(resource, "RLIMIT_MSGQUEUE", None), 0)):
+        if which is None:
+            continue
+        try:
+            out[name] = _limit(resource, which, value)
+        except (OSError, ValueError):
+            out[name] = "unchanged"
+    return out
+
+
+def _threads():
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
+
+
+def apply(scratch, caches, no_landlock=False):
+    """Applies the sandbox to this process; returns the record of what is in force:
+    {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
+    "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...},
+    "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
+    scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders."""
+    rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
+           "no_new_privs": False}
+    libc = _libc()
+    try:
+        rec["no_new_privs"] = libc.prctl(_PR_SET_NO_NEW_PRIVS, ctypes.c_ulong(1), ctypes.c_ulong(0),
+                                         ctypes.c_ulong(0), ctypes.c_ulong(0)) == 0
+    except (AttributeError, OSError):
+        pass
+    rec["rlimits"] = _rlimits()
+    rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
+    abi = 0 if no_landlock else landlock_abi(libc)
+    rec["landlock_abi"] = abi
+    if abi <= 0:
+        rec["missing"] = "Landlock (the kernel has none, or it is not enabled at boot)"
+        return rec
+    writable = [d for d in [scratch] + list(caches) if d and os.path.isdir(d)]
+    if not scratch or scratch not in writable:
+        rec["error"] = "no scratch folder was handed in (%r)" % (scratch,)
+        return rec
+    try:
+        scoped = _landlock(libc, abi, writable)
+    except OSError as e:
+        rec["error"] = "Landlock could not be applied: %s" % e
+        return rec
+    rec["fs"] = FS_CONFINED
+    rec["writable"] = ["scratch"] + (["compiler_caches"] if len(writable) > 1 else []) + ["devices"]
+    rec["signals"] = "scoped" if scoped & _SCOPE_SIGNAL else "none"
+    rec["abstract_unix_sockets"] = "scoped" if scoped & _SCOPE_ABSTRACT_UNIX_SOCKET else "none"
+    return rec
+
+
+def point_temp_at(scratch):
+    """TMPDIR, TMP, TEMP and tempfile's cached folder at the scratch folder (a forked run inherits
+    tempfile.tempdir from the fork server)."""
+    import tempfile
+    for k in ("TMPDIR", "TMP", "TEMP"):
+        os.environ[k] = scratch
+    tempfile.tempdir = scratch
+
+
+def refusal(rec):
+    """The reason a trusted run is refused when nothing could be applied, or None when it may go."""
+    if rec.get("fs") == FS_CONFINED:
+        return None
+    what = rec.get("error") or ("no %s" % rec.get("missing", "Landlock"))
+    return ("the kernel sandbox could not be applied: %s (Landlock ABI %s); without it the candidate could write "
+            "outside its run (the baseline's file, the user site, hotkernel's cache). Fix: run on Linux >= 5.13 with "
+            "Landlock enabled (CONFIG_SECURITY_LANDLOCK=y and 'landlock' in the lsm= boot list), or pass "
+            "allow_unsandboxed: true (CLI --allow-unsandboxed) to measure without it"
+            % (what, rec.get("landlock_abi", 0)))

@@ -1,0 +1,125 @@
+# Cheats whose harm outlives their own verify: what they write or do must not reach a later
+# verify of an honest, untouched pair, nor anything outside the run. Each verify runs with HOME,
+# PYTHONUSERBASE and XDG_CACHE_HOME (hotkernel's cache) under the test's tmp_path, and no kept
+# fork server (each verify starts fresh interpreters, which is what these cheats feed on).
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import harness  # noqa: E402
+
+# A later honest verify whose baseline reads this much slower than its candidate was reached.
+REACHED_RATIO = 1.5
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """(python, folder, baseline, env) for one test: a fresh target and home, so a cheat that
+    rewrites the target or plants files affects nothing else."""
+    py = harness.torch_python()
+    if py is None:
+        pytest.skip("no interpreter with torch: set HOTKERNEL_TORCH_PYTHON")
+    if not os.path.exists(harness.binary()):
+        pytest.skip("no hotkernel binary at %s (set HOTKERNEL_BIN)" % harness.binary())
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"HOME": str(home), "PYTHONUSERBASE": str(home / ".local"), "XDG_CACHE_HOME": str(home / ".cache"),
+           "HOTKERNEL_CACHE_BYTES": str(1 << 20), "HOTKERNEL_KEEP_WARM_S": "0"}
+    out = tmp_path / "gelu"
+    out.mkdir()
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)  # harness.scaffold runs `hotkernel new` with os.environ
+    try:
+        base = harness.scaffold(out, py, device="cpu", shape="128x128", iters=48, samples=3, warmup_s=0.1)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return py, out, base, env
+
+
+def _verify(pair, body):
+    py, out, base, env = pair
+    cand = harness.make_candidate(out, body, base)
+    return harness.verify(py, base, cand, n=2, warmup=0, timeout_s=300, env=env)
+
+
+def _honest_verify_unreached(pair):
+    """A later verify of the untouched pair: it runs, and is no clean `faster` by REACHED_RATIO
+    (the ratio alone is not enough: two pairs of a tiny CPU gelu on a loaded 2-core machine were
+    seen at 1.8x, called inconclusive; the cheats' 3x baseline clock reads faster)."""
+    rc, res, err = _verify(pair, harness.HONEST / "blank.py")
+    assert res is not None, "the later honest verify failed (%d): %s" % (rc, err[-1500:])
+    ratio = res["baseline"]["mean_ms"] / res["candidate"]["mean_ms"]
+    assert not (res.get("verdict") == "faster" and ratio >= REACHED_RATIO), (
+        "a later honest verify read the baseline %.2fx slower (verdict %s)" % (ratio, res.get("verdict")))
+
+
+def _files(root):
+    """Every file under root (but bytecode caches of hotkernel's own imports): path -> bytes."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        for f in filenames:
+            p = Path(dirpath) / f
+            out[str(p.relative_to(root))] = p.read_bytes()
+    return out
+
+
+def test_user_site_pth_does_not_outlive_the_verify(pair):
+    _verify(pair, harness.CHEATS / "user_site_pth.py")  # its own verify may end any way
+    planted = list(Path(pair[3]["PYTHONUSERBASE"]).rglob("*.pth"))
+    assert not planted, "the candidate wrote start-up files into the user site: %s" % planted
+    _honest_verify_unreached(pair)
+
+
+def test_baseline_file_is_not_rewritten(pair):
+    py, out, base, env = pair
+    before = _files(out)
+    _verify(pair, harness.CHEATS / "rewrite_baseline.py")
+    after = _files(out)
+    cand = "rewrite_baseline_cand.py"
+    assert after.get(base.name) == before[base.name], "the candidate rewrote the baseline's file"
+    assert sorted(set(after) - {cand}) == sorted(before), "files planted in the target's folder: %s" % sorted(
+        set(after) - set(before) - {cand})
+    _honest_verify_unreached(pair)
+
+
+def test_hotkernel_cache_is_not_planted(pair):
+    cache = Path(pair[3]["XDG_CACHE_HOME"]) / "hotkernel"
+    _verify(pair, harness.HONEST / "blank.py")  # hotkernel writes its runner there
+    before = {k: v for k, v in _files(cache).items() if k.startswith("py-")}
+    assert before, "no cached runner under %s" % cache
+    _verify(pair, harness.CHEATS / "poison_hotkernel_cache.py")
+    after = {k: v for k, v in _files(cache).items() if k.startswith("py-")}
+    assert sorted(after) == sorted(before), "files planted in hotkernel's cache: %s" % sorted(set(after) - set(before))
+    assert after == before, "hotkernel's cached runner was rewritten"
+    _honest_verify_unreached(pair)
+
+
+def _state(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_signals_do_not_reach_processes_outside_the_run(pair):
+    # The stand-in for a baseline's runner or another user's job: nothing of the run's own.
+    sentinel = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "hotkernel-sentinel"],
+                                start_new_session=True)
+    try:
+        time.sleep(0.2)
+        _verify(pair, harness.CHEATS / "signal_outside.py")
+        assert sentinel.poll() is None, "the candidate killed a process outside its run"
+        assert _state(sentinel.pid) != "T", "the candidate stopped a process outside its run"
+    finally:
+        os.kill(sentinel.pid, signal.SIGCONT)
+        sentinel.kill()
+        sentinel.wait()

@@ -1,0 +1,105 @@
+"""The kernel sandbox (python/hotkernel_sandbox.py), applied in a child interpreter: what it lets
+a run write, what it refuses, the record it returns, and the refusal where Landlock is missing."""
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Applies the sandbox, then tries each action the test names; prints one JSON line.
+CHILD = r"""
+import json, os, signal, subprocess, sys
+sys.path.insert(0, %(python)r)
+import hotkernel_sandbox as sb
+scratch, cache, outside, target_dir = sys.argv[1:5]
+rec = sb.apply(scratch, [cache], no_landlock=sb.read_test_switch())
+sb.point_temp_at(scratch)
+out = {"record": rec, "refusal": sb.refusal(rec)}
+def attempt(name, fn):
+    try:
+        fn()
+        out[name] = "allowed"
+    except OSError as e:
+        out[name] = "denied: %%s" %% e.strerror
+def write(p):
+    with open(p, "w") as f:
+        f.write("x")
+attempt("scratch", lambda: write(os.path.join(scratch, "a")))
+attempt("cache", lambda: write(os.path.join(cache, "b")))
+attempt("outside", lambda: write(os.path.join(outside, "c")))
+attempt("target_file", lambda: write(os.path.join(target_dir, "kernel.py")))
+attempt("pycache", lambda: os.mkdir(os.path.join(target_dir, "__pycache__")))
+attempt("devnull", lambda: write(os.devnull))
+attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
+import tempfile
+out["tempfile"] = tempfile.mkdtemp()
+r = subprocess.run(["sh", "-c", "echo x > " + os.path.join(outside, "from_child")], capture_output=True)
+out["child_write"] = "allowed" if r.returncode == 0 else "denied"
+import resource
+out["core"] = resource.getrlimit(resource.RLIMIT_CORE)
+print(json.dumps(out))
+"""
+
+
+def _abi():
+    sys.path.insert(0, str(ROOT / "python"))
+    import hotkernel_sandbox
+    return hotkernel_sandbox.landlock_abi()
+
+
+def _run(tmp_path, env=None):
+    dirs = {}
+    for name in ("scratch", "cache", "outside", "target"):
+        dirs[name] = tmp_path / name
+        dirs[name].mkdir()
+    (dirs["target"] / "kernel.py").write_text("def kernel(x):\n    return x\n")
+    full = dict(os.environ)
+    full.update(env or {})
+    p = subprocess.run([sys.executable, "-c", CHILD % {"python": str(ROOT / "python")},
+                        *(str(dirs[k]) for k in ("scratch", "cache", "outside", "target"))],
+                       capture_output=True, text=True, timeout=60, env=full)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1]), dirs
+
+
+needs_landlock = pytest.mark.skipif(_abi() < 1, reason="this kernel has no Landlock: the refusal tests cover it")
+
+
+@needs_landlock
+def test_writes_only_in_scratch_and_caches(tmp_path):
+    out, dirs = _run(tmp_path)
+    rec = out["record"]
+    assert rec["fs"] == "read-only outside scratch" and rec["landlock_abi"] >= 1, rec
+    assert rec["no_new_privs"] is True
+    assert out["refusal"] is None
+    assert out["scratch"] == "allowed" and out["cache"] == "allowed" and out["devnull"] == "allowed"
+    for k in ("outside", "target_file", "pycache"):
+        assert out[k].startswith("denied"), (k, out[k])
+    assert out["child_write"] == "denied"  # inherited across fork and exec
+    assert (dirs["target"] / "kernel.py").read_text() == "def kernel(x):\n    return x\n"
+    assert not (dirs["outside"] / "c").exists() and not (dirs["outside"] / "from_child").exists()
+    assert out["tempfile"].startswith(str(dirs["scratch"]))
+    assert out["core"] == [0, 0]
+    assert rec["rlimits"]["core"] == 0 and rec["rlimits"]["msgqueue"] == 0
+
+
+@pytest.mark.skipif(_abi() < 6, reason="signal scoping needs Landlock ABI 6")
+def test_signals_are_scoped_to_the_run(tmp_path):
+    out, _ = _run(tmp_path)
+    assert out["record"]["signals"] == "scoped" and out["record"]["abstract_unix_sockets"] == "scoped"
+    assert out["signal_parent"].startswith("denied"), out["signal_parent"]
+
+
+def test_without_landlock_the_record_says_none_and_the_run_is_refused(tmp_path):
+    out, _ = _run(tmp_path, env={"HOTKERNEL_TEST_NO_LANDLOCK": "1"})
+    rec = out["record"]
+    assert rec["landlock_abi"] == 0 and rec["fs"] == "none" and rec["signals"] == "none", rec
+    assert out["outside"] == "allowed"  # nothing was applied: what the refusal is for
+    why = out["refusal"]
+    assert "kernel sandbox could not be applied" in why and "Landlock" in why
+    assert "allow_unsandboxed" in why and "--allow-unsandboxed" in why
