@@ -10,6 +10,8 @@ import json
 import os
 import statistics
 import sys
+
+sys.dont_write_bytecode = True  # hotkernel's Python folder holds only what hotkernel wrote
 import time
 
 

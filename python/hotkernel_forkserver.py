@@ -20,11 +20,14 @@
 # skips the ~4 s of importing torch (fixtures/h200/fork-probe.txt: 0.4 s vs 4.5 s).
 # Forking is refused when it is unsafe: CUDA already initialised in this process (a forked
 # CUDA context is unusable), or Python threads running (their locks would be copied held).
+import sys
+
+sys.dont_write_bytecode = True  # no bytecode of ours (or of a run's) is left for a later run
+
 import base64
 import json
 import os
 import signal
-import sys
 import time
 
 _T0 = time.perf_counter()
@@ -45,6 +48,8 @@ _LATE_STRAYS = []
 _LISTEN_FD = [None]  # kept mode: the listening socket, closed in every child
 _IMPORT_S = [0.0]  # seconds the preload took (in every ready line)
 _PR_SET_PDEATHSIG = 1
+# sha256 of hotkernel's Python files, by name (HOTKERNEL_PY_SHA256, a JSON object), read in main().
+_EXPECTED = {}
 _PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -158,11 +163,34 @@ def _preload_heavy(info, errors):
     except Exception:
         pass
     try:
-        import hotkernel_contract  # noqa: F401  (its import must not initialise CUDA)
-
+        _load_contract_checked()  # its import must not initialise CUDA
         info["contract"] = True
     except Exception as ex:
         errors.append("hotkernel_contract: %s" % ex)
+
+
+def _load_contract_checked():
+    """Imports the binary's contract from beside this file by its bytes, checked against the sha256
+    hotkernel sent (HOTKERNEL_PY_SHA256), never from a bytecode cache: what this server runs,
+    every run forked from it inherits. Its runs drop it and load their own checked copy."""
+    import hashlib
+    import types
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hotkernel_contract.py")
+    with open(path, "rb") as f:
+        data = f.read()
+    want = _EXPECTED.get("hotkernel_contract.py")
+    got = hashlib.sha256(data).hexdigest()
+    if want is not None and want != got:
+        raise RuntimeError("%s has sha256 %s, not the binary's %s; not loaded" % (path, got[:12], want[:12]))
+    mod = types.ModuleType("hotkernel_contract")
+    mod.__file__ = path
+    sys.modules["hotkernel_contract"] = mod
+    try:
+        exec(compile(data, path, "exec", dont_inherit=True), mod.__dict__)
+    except BaseException:
+        sys.modules.pop("hotkernel_contract", None)
+        raise
 
 
 def _preload_user(info, errors):
@@ -278,6 +306,7 @@ def _child(req, stdin_fd, out_w, err_w, chan_w, close_fds):
         env.pop("HOTKERNEL_RESULT_FD", None)
         env.pop("HOTKERNEL_FORKSERVER_PRELOAD", None)
         env.pop("HOTKERNEL_FORKSERVER_LIGHT", None)
+        env.pop("HOTKERNEL_PY_SHA256", None)
         for k in req.get("env_unset") or []:
             env.pop(k, None)
         for k, v in (req.get("env_set") or {}).items():
@@ -305,8 +334,10 @@ def _child(req, stdin_fd, out_w, err_w, chan_w, close_fds):
             os.chdir(cwd)
         script = req["script"]
         sys.argv = list(req.get("argv") or [script])
-        # `python script.py` puts the script's folder (symlinks resolved) first on sys.path.
-        sys.path[0] = os.path.dirname(os.path.realpath(script))
+        # `python script.py` puts the script's folder (symlinks resolved) first on sys.path;
+        # `python -I script.py` (this server started isolated) does not.
+        if not sys.flags.isolated:
+            sys.path[0] = os.path.dirname(os.path.realpath(script))
         _drop_server_modules()
         _reseed()
         _forget_server_exit_work()
@@ -790,6 +821,10 @@ def _serve_kept(path, listening, idle_s, info, errors):
 def main():
     global _RESULT_FD
     signal.signal(signal.SIGTERM, _on_term)
+    try:
+        _EXPECTED.update(json.loads(os.environ.pop("HOTKERNEL_PY_SHA256", "") or "{}"))
+    except ValueError:
+        pass
     kept = os.environ.pop("HOTKERNEL_FORKSERVER_SOCKET", None)
     idle_s = float(os.environ.pop("HOTKERNEL_FORKSERVER_IDLE_S", "600") or 600)
     if "HOTKERNEL_RESULT_FD" not in os.environ and not kept:  # run by hand: answer on the real stdout

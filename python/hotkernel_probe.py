@@ -8,6 +8,8 @@ target, device, import, function, derive, call, reference, check.
 import json
 import os
 import sys
+
+sys.dont_write_bytecode = True  # hotkernel's Python folder holds only what hotkernel wrote
 import time
 
 

@@ -2,13 +2,16 @@
 
 The binary starts `python <embedded dir>/hotkernel_runner.py --run FILE --role ROLE
 [--target-from BASELINE]` with a private result pipe (fd in HOTKERNEL_RESULT_FD) and one JSON
-line on stdin: {"nonce": ..., "check_seed": ..., "scratch": ..., "caches": [...]}. Order
-matters; everything the candidate could tamper with is set up before its file is imported:
+line on stdin: {"nonce": ..., "check_seed": ..., "clock": SOCKET, "scratch": ..., "caches": [...],
+"py_sha256": {file: sha256}}. Order matters; everything the candidate could tamper with is set up
+before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
-  2. import the contract from beside this file (the binary's copy) and pre-load it into
-     sys.modules, so the target's own `import hotkernel_contract` gets it, never the vendored one;
+  2. load the defences and the contract from beside this file (the binary's copies) by their
+     bytes, each checked against py_sha256 and never read from a bytecode cache, and pre-load the
+     contract into sys.modules, so the target's own `import hotkernel_contract` gets it, never
+     the vendored one;
   3. take references to the timing primitives (perf_counter, CUDA events, synchronize, graphs);
   4. build the check inputs from the hidden seed and their fp32 reference; poison the allocator
      with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
@@ -30,20 +33,72 @@ snapshot, thread watch, L2 guard and captured primitives live in hotkernel_defen
 is the order of the steps and the measurement.
 """
 
+import sys
+
+sys.dont_write_bytecode = True  # nothing this run imports leaves bytecode for a later run
+
 import argparse
+import hashlib
 import json
 import os
 import random
-import sys
 import time
 import traceback
-
-from hotkernel_defences import Harness, L2Guard, Primitives, ThreadWatch
-import hotkernel_sandbox
-from hotkernel_release import ParentClockError, Release
+import types
 
 RUNNER_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# Bound by _load_defences() from hotkernel_defences.py, hotkernel_sandbox.py and
+# hotkernel_release.py, once their bytes are checked.
+Harness = L2Guard = Primitives = ThreadWatch = None
+hotkernel_sandbox = ParentClockError = Release = None
+
+
+class UncheckedSource(Exception):
+    """A file of the harness whose bytes are not the binary's."""
+
+
+def _checked_bytes(name, expected):
+    """The bytes of python/<name> beside this file, checked against the binary's sha256 when the
+    binary sent one (always, in a measured run; not when run by hand)."""
+    path = os.path.join(_HERE, name)
+    with open(path, "rb") as f:
+        data = f.read()
+    if expected is not None:
+        want = expected.get(name)
+        got = hashlib.sha256(data).hexdigest()
+        if want != got:
+            raise UncheckedSource("%s has sha256 %s, not the binary's %s: hotkernel's Python folder was changed "
+                                  "after hotkernel checked it" % (path, got[:12], (want or "(none sent)")[:12]))
+    return path, data
+
+
+def load_checked(name, expected):
+    """Imports python/<name>.py from its checked bytes into a fresh module (never from a bytecode
+    cache, whatever __pycache__ holds) and registers it in sys.modules."""
+    path, data = _checked_bytes(name + ".py", expected)
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    sys.modules[name] = mod
+    try:
+        exec(compile(data, path, "exec", dont_inherit=True), mod.__dict__)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return mod
+
+
+def _load_defences(expected):
+    global Harness, L2Guard, Primitives, ThreadWatch, hotkernel_sandbox, ParentClockError, Release
+    d = load_checked("hotkernel_defences", expected)
+    Harness, L2Guard, Primitives, ThreadWatch = d.Harness, d.L2Guard, d.Primitives, d.ThreadWatch
+    hotkernel_sandbox = load_checked("hotkernel_sandbox", expected)
+    r = load_checked("hotkernel_release", expected)
+    ParentClockError, Release = r.ParentClockError, r.Release
+
+
+if __name__ != "__main__":  # imported as a library (tests, probes): nothing to check the bytes against
+    _load_defences(None)
 
 # The per-sample SM clock probe: 200k cycles is ~0.1 ms at 2 GHz, long against the events' ~0.5 us
 # resolution.
@@ -962,6 +1017,24 @@ def _target_diff(own, base):
     return ["%s (%r vs the baseline's %r)" % (k, own.get(k), base.get(k)) for k in keys if own.get(k) != base.get(k)]
 
 
+def _expected_hashes(secret):
+    """The binary's sha256 of each file of ours (None when run by hand: nothing to check against)."""
+    return secret.get("py_sha256") if isinstance(secret.get("py_sha256"), dict) else None
+
+
+def _write_result(secret, result_fd, result):
+    """The one result line, with the nonce, on the private channel (stdout when run by hand)."""
+    result["runner_protocol"] = RUNNER_PROTOCOL
+    result["nonce"] = secret.get("nonce")
+    line = (json.dumps(_finite(result), allow_nan=False, default=str) + "\n").encode()
+    if result_fd is None:
+        sys.stdout.write(line.decode())
+        sys.stdout.flush()
+        return
+    while line:
+        line = line[os.write(result_fd, line):]
+
+
 def run(args, secret, result_fd):
     """The run, with the parent's clock connected first and told "end" last, whatever happens."""
     try:
@@ -987,7 +1060,12 @@ def _run_released(args, secret, release):
     if not isinstance(hidden_seed, int):
         hidden_seed = int.from_bytes(os.urandom(4), "little")
     sys.path.insert(0, _HERE)
-    import hotkernel_contract as hk  # the binary's copy, beside this file
+    expected = _expected_hashes(secret)
+    try:
+        hk = load_checked("hotkernel_contract", expected)  # the binary's copy, beside this file
+    except UncheckedSource as e:
+        return {"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0, "role": args.role, "reason": str(e),
+                "trusted": True}
     if os.path.dirname(os.path.abspath(hk.__file__)) != _HERE:
         raise RuntimeError("imported %s instead of the binary's contract in %s" % (hk.__file__, _HERE))
     sys.modules["hotkernel_contract"] = hk
@@ -1074,6 +1152,13 @@ def main(argv):
     args = p.parse_args(argv)
     secret = _read_private_input()
     result_fd = _private_result_fd()
+    try:  # this file as the interpreter read it, and the modules it needs, from checked bytes
+        _checked_bytes("hotkernel_runner.py", _expected_hashes(secret))
+        _load_defences(_expected_hashes(secret))
+    except UncheckedSource as e:
+        _write_result(secret, result_fd, {"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0,
+                                          "role": args.role, "reason": str(e), "trusted": True})
+        os._exit(0)
     args.no_landlock = hotkernel_sandbox.read_test_switch()
     _scrub_environment()
     # The run's scratch folder, made and removed by hotkernel; run by hand, one of our own.

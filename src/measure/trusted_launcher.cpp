@@ -78,10 +78,50 @@ vendored_contract inspect_vendored_contract(const fs::path& script) {
     return v;
 }
 
+script_watch::script_watch(std::vector<fs::path> files) : m_files(std::move(files)) {}
+
+std::string script_watch::check() {
+    std::vector<std::string> now;
+    for (const auto& f : m_files) {
+        auto text = read_text(f);
+        now.push_back(text ? sha256_hex(*text) : "");
+    }
+    if (!m_started) {
+        m_started = true;
+        m_first = std::move(now);
+        return "";
+    }
+    std::vector<std::string> changed;
+    for (std::size_t i = 0; i < m_files.size(); ++i)
+        if (now[i] != m_first[i])
+            changed.push_back(now[i].empty() ? fmt::format("{} can no longer be read", m_files[i].string())
+                                             : fmt::format("{} changed (sha256 {}… at the first run, {}… now)",
+                                                           m_files[i].string(), m_first[i].substr(0, 12),
+                                                           now[i].substr(0, 12)));
+    if (changed.empty()) return "";
+    std::string all;
+    for (const auto& c : changed) all += (all.empty() ? "" : "; ") + c;
+    return "a script changed between runs of this bench/verify: " + all +
+           "; the run is not measured against what the first run measured (leave the scripts alone while it runs)";
+}
+
+trusted_launcher::trusted_launcher(fs::path target_from, std::vector<fs::path> scripts, trust_options opts)
+    : m_target_from(std::move(target_from)), m_watch([&] {
+          std::vector<fs::path> all;
+          for (auto p : scripts) all.push_back(fs::absolute(p));
+          if (!m_target_from.empty() && std::find(all.begin(), all.end(), fs::absolute(m_target_from)) == all.end())
+              all.push_back(fs::absolute(m_target_from));
+          return all;
+      }()),
+      m_opts(opts) {}
+
 std::vector<std::string> trusted_launcher::command(const run_request& req) const {
     std::vector<std::string> argv{req.python, (embedded_python_dir() / "hotkernel_runner.py").string(), "--run",
                                   fs::absolute(req.script).string(), "--role",
                                   req.role == "bench" ? "baseline" : req.role};
+    // -I: no user site (its .pth files), no PYTHON* start-up variables; the runner puts its own
+    // folder on sys.path and the contract puts the target's.
+    if (m_opts.isolated) argv.insert(argv.begin() + 1, "-I");
     if (req.role == "candidate" && !m_target_from.empty())
         argv.insert(argv.end(), {"--target-from", fs::absolute(m_target_from).string()});
     return argv;
@@ -156,10 +196,14 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
         spec.env_set[k] = dir.string();
         secret["caches"].push_back(dir.string());
     }
-    if (m_allow_unsandboxed) secret["allow_unsandboxed"] = true;
+    if (m_opts.allow_unsandboxed) secret["allow_unsandboxed"] = true;
+    // What the runner checks the bytes of every file of ours it loads against.
+    secret["py_sha256"] = embedded_python_hashes();
     spec.stdin_data = dump_line(secret) + "\n";
+    const std::string changed_before = m_watch.check();
     run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::channel};
     const parent_clock_log seen = clock.finish();
+    const std::string changed = changed_before.empty() ? m_watch.check() : changed_before;  // during the run too
     process_result& res = a.process;
     // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
     std::string script_out = trim(tail_text(res.stdout_text, 600));
@@ -178,19 +222,32 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     }
     if (line.empty() && res.ok()) res.stderr_text += "\nhotkernel: the trusted runner sent no result over its channel\n";
     a.line_text = line.empty() ? "" : line + "\n";
+    if (!changed.empty() && !line.empty()) {
+        json j = json::parse(line, nullptr, false);
+        if (j.is_object()) {
+            j["status"] = "invalid";
+            j["ok"] = false;
+            j["reason"] = changed;
+            a.line_text = dump_line(j) + "\n";
+        }
+    }
     return a;
 }
 
-std::unique_ptr<run_launcher> make_launcher_for(const std::vector<fs::path>& scripts, bool allow_unsandboxed) {
+std::unique_ptr<run_launcher> make_launcher_for(const std::vector<fs::path>& scripts, trust_options opts) {
     bool all = !scripts.empty();
     for (const auto& s : scripts) all = all && is_protocol3_target(s);
     if (!all) return make_launcher();
-    return std::make_unique<trusted_launcher>(scripts.size() > 1 ? scripts.front() : fs::path{}, allow_unsandboxed);
+    return std::make_unique<trusted_launcher>(scripts.size() > 1 ? scripts.front() : fs::path{}, scripts, opts);
 }
 
 void describe_trust(json& result, json& warnings, const run_launcher& launcher, const std::vector<fs::path>& scripts) {
     const bool trusted = launcher.trusted();
     result["trusted"] = trusted;
+    std::string found;
+    for (const auto& f : take_python_dir_findings()) found += (found.empty() ? "" : ", ") + f;
+    if (!found.empty())
+        warnings.push_back(findings::python_cache_tampered(embedded_python_dir().string(), tail_text(found, 400)));
     result["timing"] = trusted ? "harness" : "self-reported";
     if (!trusted) return;
     result["runner"] = json{{"contract_sha256", contract_hash()},

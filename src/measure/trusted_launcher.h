@@ -31,16 +31,32 @@ struct vendored_contract {
 };
 vendored_contract inspect_vendored_contract(const std::filesystem::path& script);
 
-/// Runs `python <embedded>/hotkernel_runner.py --run SCRIPT --role ROLE [--target-from BASELINE]`.
+/// The scripts of one bench/verify, hashed at the first check and compared at every later one:
+/// a script rewritten between runs (the baseline's file by the candidate) must not be measured
+/// as if it were the one the first run measured.
+class script_watch {
+public:
+    explicit script_watch(std::vector<std::filesystem::path> files);
+    /// "" while every file has the bytes it had at the first check; else why not, naming each
+    /// file that changed (or can no longer be read).
+    std::string check();
+
+private:
+    std::vector<std::filesystem::path> m_files;
+    std::vector<std::string> m_first;  ///< sha256 at the first check, "" for an unreadable file
+    bool m_started = false;
+};
+
+/// Runs `python -I <embedded>/hotkernel_runner.py --run SCRIPT --role ROLE [--target-from BASELINE]`
+/// (without -I when isolated is false).
 /// A candidate is measured under the baseline's TARGET (inputs, seed, tolerances) when
 /// target_from is given. The result line comes from the private channel only, and only when
 /// it is the one message there and carries this run's nonce; anything else is an invalid run.
 class trusted_launcher final : public run_launcher {
 public:
-    /// allow_unsandboxed: measure even where the kernel sandbox could not be applied (the
-    /// runner refuses otherwise; hotkernel_sandbox.py).
-    explicit trusted_launcher(std::filesystem::path target_from = {}, bool allow_unsandboxed = false)
-        : m_target_from(std::move(target_from)), m_allow_unsandboxed(allow_unsandboxed) {}
+    /// `scripts`: every script of the bench/verify, watched from the first run on (script_watch).
+    explicit trusted_launcher(std::filesystem::path target_from = {}, std::vector<std::filesystem::path> scripts = {},
+                              trust_options opts = {});
     [[nodiscard]] std::string name() const override { return "trusted-runner"; }
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
     [[nodiscard]] bool trusted() const override { return true; }
@@ -50,19 +66,20 @@ public:
 
 private:
     std::filesystem::path m_target_from;
-    bool m_allow_unsandboxed = false;
+    script_watch m_watch;
+    trust_options m_opts;
 };
 
 /// The launcher for these scripts: the trusted runner when every one is a protocol-3 target
 /// (scripts[0] is the baseline whose TARGET a candidate is measured under), else make_launcher()
-/// (plain bench-contract scripts: their printed timing is self-reported). allow_unsandboxed: see
-/// trusted_launcher.
+/// (plain bench-contract scripts: their printed timing is self-reported).
 std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesystem::path>& scripts,
-                                                bool allow_unsandboxed = false);
+                                                trust_options opts = {});
 
 /// Adds to a bench/verify result what the trust record needs: trusted, timing ("harness" or
 /// "self-reported"), the binary's contract and runner hashes, and each target folder's vendored
-/// contract status, with a warning when a vendored copy is stale, edited or missing.
+/// contract status, with a warning when a vendored copy is stale, edited or missing, and one
+/// when hotkernel's Python folder held what hotkernel did not write (python_cache_tampered).
 void describe_trust(json& result, json& warnings, const run_launcher& launcher,
                     const std::vector<std::filesystem::path>& scripts);
 

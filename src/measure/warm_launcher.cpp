@@ -19,6 +19,8 @@ fork_server_runner& warm_launcher::forking(process_runner& runner) {
         // Written out when a server is first started (python/hotkernel_forkserver.py).
         opts.server_script = [] { return embedded_python_dir() / "hotkernel_forkserver.py"; };
         opts.pool = m_pool;
+        // The server checks the bytes of the contract it preloads against the binary's.
+        opts.server_env["HOTKERNEL_PY_SHA256"] = dump_line(json(embedded_python_hashes()));
         m_fork = std::make_unique<fork_server_runner>(runner, std::move(opts));
     }
     return *m_fork;
@@ -100,11 +102,20 @@ json warm_launcher::describe() const {
     return j;
 }
 
+namespace {
+/// Whether the runs of this launcher start `python -I` (the trusted runner's, unless isolate=false).
+bool runs_isolated(const run_launcher& inner, const std::string& python, const std::filesystem::path& script) {
+    const auto argv = inner.command(run_request{.script = script, .python = python});
+    return argv.size() > 2 && argv[1] == "-I";
+}
+}  // namespace
+
 void warm_launcher::prestart(const std::string& python, const std::filesystem::path& script, process_runner& runner) {
-    if (m_enabled) forking(runner).prestart(python, script);
+    if (m_enabled) forking(runner).prestart(python, script, runs_isolated(*m_inner, python, script));
 }
 
-json warm_launcher::prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner) {
+json warm_launcher::prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner,
+                            bool isolated) {
     auto no = [](const std::string& why) { return json{{"started", false}, {"reason", why}}; };
     if (!m_enabled) return no("warm=false was given");
     std::string bad;
@@ -115,7 +126,7 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
                               : bad);
     fork_server_runner& fork = forking(runner);
     // A launcher made for this call holds no other server than the one prestart files.
-    fork_server* srv = fork.prestart(python, script);
+    fork_server* srv = fork.prestart(python, script, isolated);
     const fork_server_stats& st = fork.stats();
     if (srv == nullptr)
         return no(!st.disabled_reason.empty() ? st.disabled_reason
@@ -152,8 +163,29 @@ run_answer warm_launcher::launch(const run_request& req, process_runner& runner,
         ++m_plain_runs;
         return a;
     }
-    return m_inner->launch(req, forking(runner), cancel);
+    fork_server_runner& fork = forking(runner);
+    const std::size_t died_before = fork.stats().died_during_run.size();
+    run_answer a = m_inner->launch(req, fork, cancel);
+    const auto& died = fork.stats().died_during_run;
+    if (died.size() > died_before) {
+        m_restarts.push_back(findings::fork_server_restarted(run_label(req), died.back()));
+        // Only a run can have killed it, and what that run started may have escaped every sweep
+        // with it (re-parented to init): this run's answer is not trusted.
+        json line = json::parse(a.line_text, nullptr, false);
+        if (line.is_object()) {
+            line["status"] = "invalid";
+            line["ok"] = false;
+            line["reason"] = fmt::format("the fork server {} during this run (a process the run started may have "
+                                         "escaped with it); the run was repeated as a fresh process, and its answer is "
+                                         "not trusted",
+                                         died.back());
+            a.line_text = dump_line(line) + "\n";
+        }
+    }
+    return a;
 }
+
+std::vector<finding> warm_launcher::warnings() const { return m_restarts; }
 
 std::unique_ptr<warm_launcher> make_warm_launcher(std::unique_ptr<run_launcher> inner, bool warm,
                                                   fork_server_pool* pool) {

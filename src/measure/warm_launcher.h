@@ -17,8 +17,10 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "measure/measure.h"
+#include "report/findings.h"
 #include "process/fork_server_runner.h"
 #include "util/json.h"
 
@@ -49,7 +51,13 @@ public:
     /// {"started": bool, "kept"/"pooled"/"already_running": bool, "reason"/"note": why}; starts
     /// nothing when warm is off, keeping is off (HOTKERNEL_KEEP_WARM_S=0), a kept one is already
     /// running, or only a private server could be had.
-    json prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner);
+    /// `isolated`: for runs that start `python -I` (the trusted runner's default).
+    json prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner,
+                 bool isolated = true);
+
+    /// Findings for the result: a fork server that died during a run (fork_server_restarted),
+    /// once per death. That run's line is made `invalid`, saying so.
+    [[nodiscard]] std::vector<finding> warnings() const;
 
     /// Why the runs went the way they did, in one sentence (for `launcher_reason`).
     [[nodiscard]] std::string reason() const;
@@ -66,6 +74,7 @@ private:
     fork_server_pool* m_pool = nullptr;
     std::unique_ptr<fork_server_runner> m_fork;
     std::size_t m_plain_runs = 0;  ///< runs given to the caller's runner (warm=false)
+    std::vector<finding> m_restarts;
 };
 
 /// Wraps `inner` in a warm_launcher (bench and verify call this with their `warm` param and

@@ -35,15 +35,21 @@ constexpr double server_start_limit_s = 180;
 /// Extra time over a run's own timeout for the server to kill it and answer.
 constexpr double answer_slack_s = 30;
 
+/// `python -I <file> ...`: the one interpreter option a fork honours (its server starts so).
+bool is_isolated(const process_spec& spec) { return spec.argv.size() > 2 && spec.argv[1] == "-I"; }
+/// Where the file is in argv: 2 after -I, else 1.
+std::size_t script_at(const process_spec& spec) { return is_isolated(spec) ? 2 : 1; }
+
 /// Empty when a fork can run `spec` exactly as a new process would; else why not.
 std::string why_not_forkable(const process_spec& spec) {
     namespace fs = std::filesystem;
-    if (spec.argv.size() < 2 || spec.argv[1].empty() || spec.argv[1][0] == '-')
-        return "the run is not `python <file> ...` (interpreter options cannot be applied to a forked child)";
+    const std::size_t at = script_at(spec);
+    if (spec.argv.size() <= at || spec.argv[at].empty() || spec.argv[at][0] == '-')
+        return "the run is not `python [-I] <file> ...` (other interpreter options cannot be applied to a forked child)";
     std::error_code ec;
-    const fs::path script = fs::path(spec.argv[1]).is_absolute() || spec.cwd.empty() ? fs::path(spec.argv[1])
-                                                                                      : spec.cwd / spec.argv[1];
-    if (!fs::is_regular_file(script, ec)) return "'" + spec.argv[1] + "' is not a regular file";
+    const fs::path script = fs::path(spec.argv[at]).is_absolute() || spec.cwd.empty() ? fs::path(spec.argv[at])
+                                                                                       : spec.cwd / spec.argv[at];
+    if (!fs::is_regular_file(script, ec)) return "'" + spec.argv[at] + "' is not a regular file";
     auto startup_only = [](const std::string& k) {
         return (k.rfind("PYTHON", 0) == 0 && k != "PYTHONUNBUFFERED") || k.rfind("LD_", 0) == 0;
     };
@@ -118,13 +124,22 @@ std::filesystem::path kept_dir(std::string* why) {
 }
 
 std::string script_path(const process_spec& spec) {
-    std::filesystem::path p(spec.argv[1]);
+    std::filesystem::path p(spec.argv[script_at(spec)]);
     return (p.is_absolute() || spec.cwd.empty() ? p : spec.cwd / p).string();
 }
 
 std::string key_cwd(const process_spec& spec) {
     std::error_code ec;
     return spec.cwd.empty() ? std::filesystem::current_path(ec).string() : spec.cwd.string();
+}
+
+fork_server_key key_of(const process_spec& spec) { return {spec.argv[0], key_cwd(spec), is_isolated(spec)}; }
+
+/// The server's arguments after the interpreter, for the kept server's id.
+std::string shell_args(const std::vector<std::string>& argv) {
+    std::string out;
+    for (std::size_t i = 1; i < argv.size(); ++i) out += (i > 1 ? " " : "") + argv[i];
+    return out;
 }
 
 std::string stderr_part(process_session& s) {
@@ -230,11 +245,13 @@ void fork_server_runner::give_up(const std::string& why) {
     if (m_stats.disabled_reason.empty()) m_stats.disabled_reason = why;
 }
 
-fork_server* fork_server_runner::prestart(const std::string& python, const std::filesystem::path& script) {
+fork_server* fork_server_runner::prestart(const std::string& python, const std::filesystem::path& script,
+                                          bool isolated) {
     if (!m_stats.disabled_reason.empty()) return nullptr;
-    process_spec spec;  // what the first run's spec will say: `python script`, no cwd of its own
+    process_spec spec;  // what the first run's spec will say: `python [-I] script`, no cwd of its own
     spec.argv = {python, script.string()};
-    const auto key = std::make_pair(python, key_cwd(spec));
+    if (isolated) spec.argv.insert(spec.argv.begin() + 1, "-I");
+    const auto key = key_of(spec);
     const bool heavy = wants_heavy_imports(script_path(spec));
     if (auto it = m_servers.find(key); it != m_servers.end()) return it->second.get();
     if (auto pooled = m_opts.pool ? m_opts.pool->take(key, heavy) : nullptr) return adopt(key, std::move(pooled));
@@ -243,7 +260,7 @@ fork_server* fork_server_runner::prestart(const std::string& python, const std::
 }
 
 fork_server* fork_server_runner::get_server(const process_spec& spec, const cancel_token& cancel) {
-    const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
+    const auto key = key_of(spec);
     const bool heavy = wants_heavy_imports(script_path(spec));
     if (auto it = m_servers.find(key); it != m_servers.end()) {
         fork_server& srv = *it->second;
@@ -280,12 +297,15 @@ bool fork_server_runner::spawn(const fork_server_key& key, bool heavy) {
     process_spec sp;
     try {
         if (!m_opts.server_script) throw std::runtime_error("no fork server script was given");
-        sp.argv = {key.first, m_opts.server_script().string()};
+        sp.argv = {key.python, m_opts.server_script().string()};
+        // Isolated from the user's start-up files (user site, PYTHON* variables): so is every fork.
+        if (key.isolated) sp.argv.insert(sp.argv.begin() + 1, "-I");
     } catch (const std::exception& ex) {
         give_up(std::string("the fork server's file could not be written: ") + ex.what());
         return false;
     }
-    sp.cwd = key.second;
+    sp.cwd = key.cwd;
+    for (const auto& [k, v] : m_opts.server_env) sp.env_set[k] = v;
     sp.timeout_s = 0;  // lives as long as this runner; every read from it has a limit
     sp.result_channel = true;
     sp.max_capture_bytes = 256u << 10;
@@ -325,7 +345,7 @@ std::unique_ptr<process_session> fork_server_runner::connect_kept(const process_
     std::error_code ec;
     const std::string id = sha256_hex(fmt::format("{}\n{}\n{}\n{}\n{}", private_spec.argv[0],
                                                   std::filesystem::canonical(private_spec.argv[0], ec).string(),
-                                                  private_spec.argv[1], heavy ? "heavy" : "light",
+                                                  shell_args(private_spec.argv), heavy ? "heavy" : "light",
                                                   import_env_digest()))
                                .substr(0, 16);
     const auto socket = dir / ("fs-" + id + ".sock");
@@ -398,8 +418,10 @@ process_result fork_server_runner::forked(fork_server& srv, const process_spec& 
     const std::size_t id = m_next_id++;
     // A kept server was started by another process: the run gets this one's environment.
     const std::map<std::string, std::string> env_now = srv.kept ? environment_now() : std::map<std::string, std::string>{};
-    const json req = encode_fork_request(id, spec, key_cwd(spec), srv.kept ? &env_now : nullptr);
-    const auto key = std::make_pair(spec.argv[0], key_cwd(spec));
+    process_spec as_forked = spec;  // the server was started -I: the fork is `python <file> ...` of it
+    if (is_isolated(spec)) as_forked.argv.erase(as_forked.argv.begin() + 1);
+    const json req = encode_fork_request(id, as_forked, key_cwd(spec), srv.kept ? &env_now : nullptr);
+    const auto key = key_of(spec);
     auto drop_server = [&] { m_servers.erase(key); };  // destroying it kills its group
     if (!srv.session->write_line(dump_line(req))) {
         give_up("the fork server " + srv.session->describe_exit() + stderr_part(*srv.session));
@@ -433,9 +455,13 @@ process_result fork_server_runner::forked(fork_server& srv, const process_spec& 
             return res;
         }
         if (!line && !srv.session->alive()) {
-            give_up("the fork server " + srv.session->describe_exit() + " during a run" + stderr_part(*srv.session));
+            // Killed during a run (by the run?): what it ran may have escaped with it. The run is
+            // repeated as its own process, and the next one gets a new server started from
+            // scratch, a private one: a child of this process, so its runs' orphans come back here.
+            m_stats.died_during_run.push_back(srv.session->describe_exit());
             drop_server();
-            return fresh(spec, cancel, "");  // the run is repeated as its own process
+            m_no_kept = true;
+            return fresh(spec, cancel, "the fork server died during this run; it was repeated as a fresh process");
         }
         if (seconds_since(t0) > limit_s) {
             // The server did not kill its child in time: kill both, report the timeout.

@@ -19,14 +19,21 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "process/runner.h"
 #include "util/json.h"
 
 namespace hotkernel {
 
-/// (interpreter, cwd): the runs one fork server can serve.
-using fork_server_key = std::pair<std::string, std::string>;
+/// (interpreter, cwd, isolated): the runs one fork server can serve. An isolated server was
+/// started `python -I` and serves `python -I <file>` specs; its forks inherit the isolation.
+struct fork_server_key {
+    std::string python;
+    std::string cwd;
+    bool isolated = false;
+    auto operator<=>(const fork_server_key&) const = default;
+};
 
 /// One fork server: its session and the ready line it sent.
 struct fork_server {
@@ -69,6 +76,9 @@ struct fork_server_stats {
     std::string kept_note;         ///< why the last server is not a kept one ("" when it is, or off)
     bool server_reused = false;    ///< the last server came from the pool or an earlier hotkernel
     double server_age_s = 0;       ///< how long before this call it had been started
+    /// How each server that died during a run ended ("was killed by signal 9 (SIGKILL)"), in
+    /// order: that run was repeated as a fresh process and the next run got a new private server.
+    std::vector<std::string> died_during_run;
 };
 
 /// Seconds a kept fork server waits for the next connection before it ends
@@ -85,6 +95,8 @@ public:
         /// Where private servers go when this runner ends (an MCP session's pool); with a
         /// pool, kept servers are off. nullptr: they end with the runner.
         fork_server_pool* pool = nullptr;
+        /// Set in every server's environment (hotkernel's Python hashes, HOTKERNEL_PY_SHA256).
+        std::map<std::string, std::string> server_env;
     };
 
     /// `fallback` runs what is not forked, and starts the servers.
@@ -100,7 +112,8 @@ public:
     /// Starts the server a run of `script` in `python` will need, without waiting for it to be
     /// ready: its imports overlap whatever the caller does before the first run. Returns the
     /// server filed for it (nullptr when none could be had; stats() says why).
-    fork_server* prestart(const std::string& python, const std::filesystem::path& script);
+    /// `isolated`: for `python -I` runs (the server is started so, see fork_server_key).
+    fork_server* prestart(const std::string& python, const std::filesystem::path& script, bool isolated = false);
     /// Ends every server this runner holds (destroying a session kills a private server's group;
     /// a kept server lives on).
     void end_servers();

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -47,24 +48,47 @@ std::string command_of(int pid) {
     return raw.empty() ? "(exited)" : raw;
 }
 
-struct child {
-    int pid;
-    bool zombie;  ///< already exited: only to be reaped
-};
-
-std::vector<child> unknown_children() {
-    std::vector<child> out;
-    const int self = static_cast<int>(::getpid());
-    const std::set<int> known = live_children();
+/// {pid: parent pid, state} of every process, from /proc.
+std::map<int, proc_stat> process_table() {
+    std::map<int, proc_stat> out;
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
         const std::string name = e.path().filename().string();
         if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
         const proc_stat st = stat_of(name);
-        if (st.ppid != self) continue;
-        const int pid = std::stoi(name);
-        if (!known.contains(pid)) out.push_back({pid, st.state == 'Z'});
+        if (st.ppid >= 0) out[std::stoi(name)] = st;
     }
+    return out;
+}
+
+}  // namespace
+
+std::vector<int> stray_tree(int self, const std::map<int, int>& parent_of, const std::set<int>& known) {
+    std::map<int, std::vector<int>> kids;
+    for (const auto& [pid, ppid] : parent_of) kids[ppid].push_back(pid);
+    // Every descendant of `self` not at or below a known child (a fork server, or a process
+    // another call of this session is running), parents before children.
+    std::vector<int> out;
+    std::vector<int> todo;
+    for (int c : kids[self])
+        if (!known.contains(c)) todo.push_back(c);
+    for (std::size_t i = 0; i < todo.size(); ++i) {
+        out.push_back(todo[i]);
+        for (int c : kids[todo[i]]) todo.push_back(c);
+    }
+    return out;
+}
+
+namespace {
+
+/// What strays are under this process now: each descendant's pid and whether it is a zombie.
+std::vector<std::pair<int, bool>> current_strays() {
+    const auto table = process_table();
+    std::map<int, int> parent_of;
+    for (const auto& [pid, st] : table) parent_of[pid] = st.ppid;
+    std::vector<std::pair<int, bool>> out;
+    for (int pid : stray_tree(static_cast<int>(::getpid()), parent_of, live_children()))
+        out.emplace_back(pid, table.at(pid).state == 'Z');
     return out;
 }
 
@@ -79,25 +103,32 @@ void become_subreaper() {
 std::vector<stray_process> sweep_strays() {
     std::vector<stray_process> killed;
 #ifdef __linux__
-    for (int round = 0; round < 5; ++round) {
-        const std::vector<child> found = unknown_children();
+    const int self = static_cast<int>(::getpid());
+    std::set<int> said;
+    // Bounded: a process stuck in the kernel (D state) must not hold us; SIGKILL is quick otherwise.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (std::chrono::steady_clock::now() < until) {
+        const auto found = current_strays();
         if (found.empty()) break;
-        for (const child& c : found) {
-            const int pid = c.pid;
-            stray_process s{pid, command_of(pid)};
-            if (!c.zombie) {
-                ::kill(-pid, SIGKILL);  // its group, when it leads one (a setsid daemon does)
-                ::kill(pid, SIGKILL);
-            }
-            // Reap it: a zombie would be found again. SIGKILL is not ignorable, so this is quick;
-            // the bound keeps a process stuck in the kernel (D state) from holding us.
-            for (int i = 0; i < 200; ++i) {
-                const pid_t w = ::waitpid(pid, nullptr, WNOHANG);
-                if (w == pid || (w < 0 && errno == ECHILD)) break;
-                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-            }
-            if (!c.zombie) killed.push_back(std::move(s));  // an orphan that ended by itself is only reaped
+        // Stopped first, the whole tree: nothing in it can fork a new process while it is killed.
+        for (const auto& [pid, zombie] : found)
+            if (!zombie) ::kill(pid, SIGSTOP);
+        for (const auto& [pid, zombie] : found) {
+            if (zombie) continue;
+            if (!said.contains(pid)) killed.push_back({pid, command_of(pid)});
+            said.insert(pid);
+            ::kill(-pid, SIGKILL);  // its group, when it leads one (a setsid daemon does)
+            ::kill(pid, SIGKILL);
         }
+        // Reap our own children (the rest come back to us, the subreaper, as their parents die).
+        bool any_child = false;
+        for (const auto& [pid, zombie] : found) {
+            if (stat_of(std::to_string(pid)).ppid != self) continue;
+            any_child = true;
+            ::waitpid(pid, nullptr, WNOHANG);
+        }
+        if (!any_child) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        else std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
 #endif
     return killed;

@@ -4,6 +4,8 @@
 // to it rather than to init, and after every run it kills each child of its own that the
 // process runner did not start.
 #pragma once
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,8 +19,14 @@ struct stray_process {
     std::string command;  ///< its command line, for the warning
 };
 
-/// Kills (SIGKILL, with its process group) and reaps every child of this process that the
-/// runner does not know, repeating while killing them re-parents more. Returns what it killed.
+/// Kills (SIGSTOP, then SIGKILL with its process group) and reaps every descendant of this
+/// process that is not at or below a child the runner knows (a fork server, another call's
+/// process), however deep it was started, repeating while killing them re-parents more (for
+/// at most 3 s). Returns what it killed, each process once.
 std::vector<stray_process> sweep_strays();
+
+/// The pids sweep_strays() ends: every descendant of `self` in `parent_of` ({pid: parent pid})
+/// that is not a `known` child or below one, parents before children. Pure, for tests.
+std::vector<int> stray_tree(int self, const std::map<int, int>& parent_of, const std::set<int>& known);
 
 }  // namespace hotkernel

@@ -65,6 +65,14 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {stray_processes, "stray_processes", W,
      "a run left processes behind (setsid, a double fork); hotkernel killed them before the next run",
      "make the script wait for (or stop) what it starts"},
+    {python_cache_tampered, "python_cache_tampered", W,
+     "hotkernel's folder of its own Python files held files it did not write (bytecode, .pth, others) or files whose "
+     "bytes differed from the binary's; they were removed or rewritten before the run",
+     "find what writes into hotkernel's cache folder (a candidate of an earlier run?) and rerun"},
+    {fork_server_restarted, "fork_server_restarted", W,
+     "the fork server died during a run (killed by the script?); the run was repeated as a fresh process and later "
+     "runs forked from a new server started from scratch",
+     "make the script leave its parent alone; a process it started may have escaped, so rerun the comparison"},
     {measured_without_lock, "measured_without_lock", W,
      "the runs went without the per-GPU measurement lock, so another hotkernel could have measured at the same time",
      "make the lock folder writable, or measure one at a time"},
@@ -406,6 +414,21 @@ finding stray_processes(std::string_view run, std::size_t count, std::string_vie
                             "not yet gone); hotkernel killed them before the next run: {}; make the script wait for "
                             "what it starts",
                             run, count, commands));
+}
+
+finding python_cache_tampered(std::string_view dir, std::string_view what) {
+    return make(finding_id::python_cache_tampered,
+                fmt::format("hotkernel's Python folder {} held what hotkernel did not write there: {}; removed or "
+                            "rewritten from the binary's copy before the run; find what writes there and rerun",
+                            dir, what));
+}
+
+finding fork_server_restarted(std::string_view run, std::string_view why) {
+    return make(finding_id::fork_server_restarted,
+                fmt::format("the fork server {} during {}; that run was repeated as a fresh process and later runs "
+                            "forked from a new server started from scratch (a process the run started may have "
+                            "escaped with it); make the script leave its parent alone and rerun",
+                            why, run));
 }
 
 finding measured_without_lock(std::string_view note) {

@@ -53,6 +53,7 @@ struct bench_args {
     std::vector<std::string> args;
     bool warm = true;
     bool allow_unsandboxed = false;
+    bool isolate = true;
     bool profile_check = false;
 };
 
@@ -72,7 +73,8 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     const std::string python = resolve_python(ctx);
     // Protocol-3 targets run under the trusted runner; every run is forked from a warm
     // interpreter unless warm=false or forking is unsafe (the result says which).
-    auto launcher = make_warm_launcher(make_launcher_for({script}, a.allow_unsandboxed), a.warm, ctx.fork_servers);
+    const trust_options trust{.isolated = a.isolate, .allow_unsandboxed = a.allow_unsandboxed};
+    auto launcher = make_warm_launcher(make_launcher_for({script}, trust), a.warm, ctx.fork_servers);
     launcher->prestart(python, script, *ctx.runner);  // its imports start now, not at the first run
 
     std::vector<run_record> runs;
@@ -149,6 +151,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
         if (samples[0] > rs.max && rs.std > 0 && samples[0] - rs.mean > 5 * rs.std)
             warnings.push_back(findings::slow_first_run(samples[0], rs.mean));
     }
+    for (auto& w : launcher->warnings()) warnings.push_back(std::move(w));
     describe_trust(result, warnings, *launcher, {script});
     for (const auto& r : runs)  // the trusted runner's verdict on a run (patched harness, forged result, ...)
         if (r.status == "invalid")
@@ -217,6 +220,7 @@ std::vector<bound_param<bench_args>> bench_params() {
         param(&bench_args::args, {.name = "args", .summary = "Extra arguments passed to the script after its path"}),
         warm_arg(&bench_args::warm),
         allow_unsandboxed_arg(&bench_args::allow_unsandboxed),
+        isolate_arg(&bench_args::isolate),
         param(&bench_args::profile_check,
               {.name = "profile_check",
                .summary = "Also replay each run's timed CUDA graph under torch.profiler and report the kernels' time "

@@ -36,4 +36,15 @@ bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
                           .default_value = false});
 }
 
+/// `isolate`: start the trusted runner's interpreter isolated from the user's start-up files.
+template <class Args>
+bound_param<Args> isolate_arg(bool Args::*member) {
+    return param(member, {.name = "isolate",
+                          .summary = "Start the trusted runner's interpreter (and its fork server) as `python -I`: no "
+                                     "user site-packages or their .pth files, no PYTHON* variables (PYTHONPATH, "
+                                     "PYTHONSTARTUP, PYTHONHOME, ...); the target's own folder stays importable. "
+                                     "false: as plain `python` starts (for a torch found only through them)",
+                          .default_value = true});
+}
+
 }  // namespace hotkernel

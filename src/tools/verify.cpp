@@ -121,6 +121,7 @@ struct verify_args {
     std::vector<std::string> args;
     bool warm = true;
     bool allow_unsandboxed = false;
+    bool isolate = true;
     bool stop_early = true;
 };
 
@@ -141,7 +142,8 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     const std::string python = resolve_python(ctx);
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
-    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}, a.allow_unsandboxed), a.warm,
+    const trust_options trust{.isolated = a.isolate, .allow_unsandboxed = a.allow_unsandboxed};
+    auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}, trust), a.warm,
                                        ctx.fork_servers);
     launcher->prestart(python, baseline, *ctx.runner);  // its imports overlap the GPU queries below
     // Protocol-3 runs warm themselves up inside every run (first call, then until steady), so a
@@ -212,6 +214,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     result["self_reported"] = !(protocol >= 3 && launcher->trusted());
     if (result["self_reported"].get<bool>())
         warnings.push_back(findings::self_reported_timing(protocol, 2));
+    for (auto& w : launcher->warnings()) warnings.push_back(std::move(w));
     describe_trust(result, warnings, *launcher, {baseline, candidate});
     if (!launcher->trusted()) {
         if (auto w = contract_mismatch(bline, contract_hash())) warnings.push_back(*w);
@@ -313,6 +316,7 @@ std::vector<bound_param<verify_args>> verify_params() {
         param(&verify_args::args, {.name = "args", .summary = "Extra arguments passed to both scripts after their path"}),
         warm_arg(&verify_args::warm),
         allow_unsandboxed_arg(&verify_args::allow_unsandboxed),
+        isolate_arg(&verify_args::isolate),
         param(&verify_args::stop_early,
               {.name = "stop_early",
                .summary = "Stop before n pairs once the verdict is settled: decisive when |mean_b - mean_c| exceeds "

@@ -41,11 +41,12 @@ def module_flags(path):
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE"):
+            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE", "PERSISTS"):
                 vals[name] = ast.literal_eval(node.value)
     first = text.splitlines()[0].lstrip("# ").strip() if text else ""
     return {"needs_cuda": bool(vals.get("NEEDS_CUDA", False)), "expect": vals.get("EXPECT", "clean"),
-            "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first, "dear": bool(vals.get("DEAR_BASELINE"))}
+            "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first, "dear": bool(vals.get("DEAR_BASELINE")),
+            "persists": bool(vals.get("PERSISTS"))}
 
 
 def read_target(path):
@@ -135,10 +136,10 @@ def make_candidate(out_dir, body_path, baseline):
     return dest
 
 
-def verify(python, baseline, candidate, n=2, warmup=0, timeout_s=600, env=None):
-    """Runs verify; returns (exit code, result dict or None, stderr)."""
+def verify(python, baseline, candidate, n=2, warmup=0, timeout_s=600, env=None, flags=()):
+    """Runs verify (with extra CLI `flags`); returns (exit code, result dict or None, stderr)."""
     cmd = [binary(), "--python", python, "--json", "verify", str(baseline), str(candidate), "--n", str(n),
-           "--warmup", str(warmup), "--timeout-s", str(timeout_s)]
+           "--warmup", str(warmup), "--timeout-s", str(timeout_s)] + list(flags)
     full = dict(os.environ)
     full.update(env or {})
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s * (2 * (n + warmup)) + 120, env=full)

@@ -2,6 +2,7 @@
 // fallbacks are taken and named (the runner's own behaviour: fork_server_runner_test.cpp).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -176,4 +177,43 @@ TEST(warm_launcher, the_server_imports_torch_only_for_scripts_that_name_it) {
     EXPECT_NE(warm->reason().find("there is none in this interpreter"), std::string::npos) << warm->reason();
     EXPECT_EQ(warm->name(), "warm-fork");
     fs::remove_all(dir);
+}
+
+TEST(warm_launcher, a_server_killed_during_a_run_is_replaced_and_that_run_is_not_trusted) {
+    // A private server (kept ones off), killed by the first run forked from it.
+    const char* old = std::getenv("HOTKERNEL_KEEP_WARM_S");
+    const std::string saved = old ? old : "";
+    ::setenv("HOTKERNEL_KEEP_WARM_S", "0", 1);
+    auto dir = make_temp_dir("hk-warm-test");
+    auto script = write_script(dir, "killer.py", R"(import json, os, signal, sys
+marker = os.path.join(os.path.dirname(os.path.abspath(sys.argv[0])), "killed")
+with open("/proc/%d/cmdline" % os.getppid(), "rb") as f:
+    forked = b"hotkernel_forkserver.py" in f.read()
+if forked and not os.path.exists(marker):
+    open(marker, "w").close()
+    os.kill(os.getppid(), signal.SIGKILL)
+print(json.dumps({"ms": 1.0, "ok": True, "status": "ok", "forked": forked}))
+)");
+    posix_runner runner;
+    auto warm = make_warm_launcher(std::make_unique<fresh_process_launcher>(), true);
+    run_answer first = warm->launch(request(script), runner, {});
+    EXPECT_TRUE(first.process.ok()) << first.process.stderr_text;
+    const json line = json::parse(first.line_text);
+    EXPECT_EQ(line["forked"], false);  // repeated as a fresh process
+    EXPECT_EQ(line["status"], "invalid");
+    EXPECT_NE(line["reason"].get<std::string>().find("the fork server was killed by signal 9"), std::string::npos)
+        << line["reason"];
+    ASSERT_EQ(warm->warnings().size(), 1u);
+    EXPECT_EQ(warm->warnings()[0].id, finding_id::fork_server_restarted);
+    EXPECT_NE(warm->warnings()[0].message.find("candidate run 2 of 3"), std::string::npos);
+    // The next run forks from a new server, started from scratch.
+    run_answer second = warm->launch(request(script), runner, {});
+    const json again = json::parse(second.line_text);
+    EXPECT_EQ(again["forked"], true);
+    EXPECT_EQ(again["status"], "ok");
+    EXPECT_EQ(warm->name(), "warm-fork");
+    EXPECT_EQ(warm->warnings().size(), 1u);
+    fs::remove_all(dir);
+    if (old) ::setenv("HOTKERNEL_KEEP_WARM_S", saved.c_str(), 1);
+    else ::unsetenv("HOTKERNEL_KEEP_WARM_S");
 }
