@@ -38,7 +38,7 @@ class Primitives:
 class Harness:
     """Snapshot of everything a candidate could patch to fake a time or a check."""
 
-    def __init__(self, torch, contract, runner_module, reference_fns=()):
+    def __init__(self, torch, contract, runner_module, reference_fns=(), instances=None):
         import builtins
         import math
         import statistics
@@ -65,16 +65,39 @@ class Harness:
         if torch.cuda.is_available():
             self.watch["torch.cuda.Event"] = torch.cuda.Event
             self.watch["torch.cuda.CUDAGraph"] = torch.cuda.CUDAGraph
+        # The C base of torch.Tensor: what its methods are inherited from.
+        base = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase", None)
+        if base is not None:
+            self.watch["torch._C.TensorBase"] = base
+        # Every class of the harness's own modules (TrustedRun's check methods, the captured
+        # primitives' class, ...), and the instances the measurement reads its functions from.
+        own = []
+        for mod in (contract, runner_module, sys.modules[__name__]):
+            for name, v in list(vars(mod).items()):
+                if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                    label = "%s.%s" % (getattr(mod, "__name__", "runner").replace("__main__", "hotkernel_runner"), name)
+                    self.watch[label] = v
+                    own.append(label)
+        for label, obj in (instances or {}).items():
+            self.watch[label] = obj
+            own.append(label)
         # Patching these changes a time or a verdict: invalid. Other torch changes are reported.
         self.critical = {"time", "statistics", "math", "builtins", "json", "hotkernel_contract",
                          "hotkernel_runner", "hotkernel_defences", "hotkernel_contract.Session", "hotkernel_contract.Target",
                          "hotkernel_contract.KernelClock",
                          "torch.cuda.Event", "torch.cuda.CUDAGraph", "torch.Tensor", "torch.nn.functional",
-                         "torch._C._nn", "torch._C._VariableFunctions"} | ref_mods
+                         "torch._C._nn", "torch._C._VariableFunctions", "torch._C.TensorBase"} | ref_mods | set(own)
         self.critical_names = {("torch.cuda", n) for n in ("synchronize", "Event", "CUDAGraph", "graph",
                                                            "current_stream", "Stream", "stream")}
         self.critical_names |= {("os", n) for n in ("write", "read", "dup", "close", "fsync", "_exit")}
         self.critical_names |= {("torch", n) for n in ("isfinite", "equal", "randn", "Generator", "empty")}
+        # Every torch and torch.cuda function the harness's own code names (the check's torch.sub,
+        # torch.isfinite, ...): replaced, a check or a time is the candidate's.
+        names = set()
+        for code in harness_codes([contract, runner_module, sys.modules[__name__]]).values():
+            names.update(code.co_names)
+        for mod_name, mod in (("torch", torch), ("torch.cuda", torch.cuda)):
+            self.critical_names |= {(mod_name, n) for n in names if callable(vars(mod).get(n))}
         self.snap = self._take()
 
     def _take(self):
@@ -92,12 +115,13 @@ class Harness:
         return snap
 
     def changes(self):
-        """(critical, other): lists of 'module.name' that were replaced or removed."""
+        """(critical, other): lists of 'module.name' that were replaced, removed or added (a new
+        name on a class shadows what it inherits: torch.Tensor.abs_ over TensorBase's)."""
         now = self._take()
         critical, other = [], []
-        for key, ident in self.snap.items():
-            if now.get(key) != ident:
-                label = "%s.%s" % key
+        for key in list(self.snap) + [k for k in now if k not in self.snap]:
+            if now.get(key) != self.snap.get(key):
+                label = "%s.%s" % key + ("" if key in self.snap else " (new)")
                 if key[0] in self.critical or key in self.critical_names:
                     critical.append(label)
                 elif key[0] in ("os", "torch", "torch.cuda"):
@@ -202,3 +226,243 @@ class L2Guard:
         self.lib.cudaCtxResetPersistingL2Cache()
         if self.floor is None:
             self.floor = self._read()
+
+
+def harness_codes(modules):
+    """Every code object of the harness's modules (functions, methods, nested code), by id; the
+    objects are kept with them so no id is reused."""
+    seen = {}
+
+    def add(code):
+        if id(code) in seen:
+            return
+        seen[id(code)] = code
+        for c in code.co_consts:
+            if hasattr(c, "co_code"):
+                add(c)
+
+    def from_obj(v):
+        for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
+            code = getattr(f, "__code__", None)
+            if code is not None:
+                add(code)
+
+    for mod in modules:
+        for v in list(vars(mod).values()):
+            if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                for w in list(vars(v).values()):
+                    from_obj(w)
+            else:
+                from_obj(v)
+    return seen
+
+
+# Audit events (PEP 578) and what each means while candidate code can run. Measured on Python
+# 3.11: frame.f_back and f_locals are not audited, but every way to get a first frame is
+# (sys._getframe, sys._current_frames, tb_frame, gi_frame/cr_frame/ag_frame), and so is reading
+# frame.f_code, which every walk that looks for a frame by its code does.
+# Frames of the harness reached by the candidate: it is looking for the runner's objects.
+FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
+FRAME_ATTRS = ("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame")
+# Whole-heap walks: how a candidate finds the runner's objects without frames. Honest kernels,
+# torch.compile, Triton and CUDA extensions never call them while a run is measured.
+GC_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
+# Reads of raw memory through ctypes (the nonce, the clock's records). torch.compile's CPU code
+# loads and calls its kernels through ctypes (dlopen, call_function): those are counted only.
+CTYPES_READS = ("ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata")
+CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
+# Hooks that run code at every call or event: a result dict rewritten after every check ran.
+PROFILE_EVENTS = ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")
+SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
+
+
+def install_watch(nonce, result_fd, main_code):
+    """Installs the runner's own audit hook; returns nothing, so that the nonce and the result
+    fd live only in the hook's closure (the interpreter holds the hook; Python code reaches it
+    only through gc walks, which the hook sees). Events before `hotkernel.arm` are ignored (the
+    contract's import, the sandbox's own ctypes calls). The runner hands it the finished result
+    with sys.audit("hotkernel.result", line) from main(); the hook adds what it saw and writes it.
+    A finding that exposes the secrets (the runner's frames reached, a heap walk, a raw memory
+    read) writes an invalid result at once: a result the candidate forges afterwards makes the
+    channel carry two lines with the nonce, which the binary rejects."""
+    import threading
+    write = os.write
+    dumps = json.dumps
+    loads = json.loads
+    getframe = sys._getframe
+    st = {"armed": False, "busy": False, "codes": {}, "path": None, "role": None, "target": None,
+          "invalid": [], "flags": [], "counts": {}, "alarmed": False, "lock": threading.RLock()}
+
+    def send(result, last=False):
+        line = (dumps(dict(result, nonce=nonce), allow_nan=False, default=str) + "\n").encode()
+        if result_fd is None:
+            sys.stdout.write(line.decode())
+            sys.stdout.flush()
+            return
+        while line:
+            line = line[write(result_fd, line):]
+        if last:
+            # Closed at once: a fork server answers at the close (main() explains the order).
+            os.close(result_fd)
+
+    def is_harness(frame):
+        return frame is not None and id(frame.f_code) in st["codes"]
+
+    def asker_is_harness():
+        """Whether the code that raised the event is the harness's own: the nearest frame above the
+        hook that is the harness's or the candidate's (its file, or code from no file) is the harness's."""
+        f = getframe(3)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
+        while f is not None:
+            code = f.f_code
+            if id(code) in st["codes"]:
+                return True
+            name = code.co_filename
+            if name == st["path"] or not name.startswith(st["lib_roots"] + ("<",)):
+                return False
+            f = f.f_back
+        return True
+
+    def note(kind, what, exposes):
+        counts = st["counts"]
+        counts[kind] = counts.get(kind, 0) + 1
+        if counts[kind] > 1:
+            return
+        st["invalid"].append(what)
+        if exposes and not st["alarmed"]:
+            st["alarmed"] = True
+            send({"protocol": 3, "target": st["target"], "role": st["role"], "status": "invalid", "ok": False,
+                  "ms": None, "samples_ms": [], "trusted": True,
+                  "reason": "the candidate %s; the runner's secrets were within its reach, so this run's result "
+                            "is this line" % what})
+
+    def count(kind):
+        st["counts"][kind] = st["counts"].get(kind, 0) + 1
+
+    def hook(event, args):
+        if not st["armed"]:
+            if event == "hotkernel.arm" and getframe(1).f_code is main_code.get("run"):
+                st.update(codes=args[0], path=args[1], role=args[2], target=args[3], lib_roots=args[4], armed=True)
+            elif event == "hotkernel.result":
+                if getframe(1).f_code is main_code.get("main"):
+                    send(loads(args[0]), last=True)
+            return
+        if st["busy"]:
+            return
+        if event == "sys.addaudithook":
+            # Blocked: a RuntimeError from an existing hook stops the new one being added.
+            note("audit_hook", "added an audit hook (sys.addaudithook)", False)
+            raise RuntimeError("hotkernel: audit hooks are the harness's")
+        if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel."))):
+            return
+        with st["lock"]:
+            st["busy"] = True
+            try:
+                _judge(event, args)
+            finally:
+                st["busy"] = False
+
+    def _judge(event, args):
+        if event == "hotkernel.result":
+            if getframe(2).f_code is not main_code.get("main"):
+                note("forged_result", "posted a result through the harness's own channel", True)
+                return
+            st["armed"] = False
+            if st["alarmed"]:
+                if result_fd is not None:
+                    os.close(result_fd)
+                return  # the alarm's line is this run's result
+            res = loads(args[0])
+            late = []
+            if sys.getprofile() is not None or sys.gettrace() is not None:
+                late.append("left a profile or trace hook installed (sys.setprofile/settrace)")
+            if getattr(threading, "_profile_hook", None) is not None or getattr(threading, "_trace_hook", None) is not None:
+                late.append("left a profile or trace hook for new threads (threading.setprofile/settrace)")
+            found = st["invalid"] + [w for w in late if w not in st["invalid"]]
+            if st["counts"]:
+                res["audit"] = dict(sorted(st["counts"].items()))
+            if found and res.get("status") in ("ok", "incorrect", "invalid"):
+                why = "the candidate " + "; the candidate ".join(found)
+                if res.get("status") == "invalid" and res.get("reason"):
+                    why += "; " + res["reason"]
+                res["status"], res["ok"], res["reason"] = "invalid", False, why
+            if st["flags"]:
+                res["flags"] = list(res.get("flags") or []) + st["flags"]
+            send(res, last=True)
+            return
+        if event in FRAME_EVENTS:
+            if event == "sys._current_frames":
+                if not asker_is_harness():
+                    note("frame_walk", "took every thread's frame (sys._current_frames), the runner's among them", True)
+                return
+            if asker_is_harness():
+                return
+            if is_harness(args[0]):
+                note("frame_walk", "took a frame of the runner (sys._getframe)", True)
+            else:
+                count("frames_taken")  # its own frame: torch.compile and logging do it too
+            return
+        if event == "object.__getattr__":
+            obj, name = args[0], args[1]
+            if name not in FRAME_ATTRS:
+                return
+            frame = obj if name == "f_code" else getattr(obj, name, None)
+            if is_harness(frame) and not asker_is_harness():
+                note("frame_walk", "walked into the runner's frames (%s of %s)" % (name, frame.f_code.co_name), True)
+            return
+        if event == "object.__setattr__":
+            if args[1] == "__code__" and callable(args[0]):
+                if asker_is_harness():
+                    return
+                code = getattr(args[0], "__code__", None)
+                if code is not None and id(code) in st["codes"]:
+                    note("code_replaced", "replaced the code of the harness's %s" % getattr(args[0], "__qualname__", "?"),
+                         False)
+                else:
+                    count("code_replaced")
+            return
+        if event in GC_EVENTS:
+            if not asker_is_harness():
+                note("gc_walk", "walked the interpreter's objects (%s)" % event, True)
+            return
+        if event in CTYPES_READS:
+            if not asker_is_harness():
+                note("ctypes_read", "read raw memory through ctypes (%s)" % event, True)
+            return
+        if event == "ctypes.dlsym" and str(args[-1]).startswith(("Py", "_Py")):
+            if not asker_is_harness():
+                note("ctypes_read", "called the interpreter's C API through ctypes (%s)" % args[-1], True)
+            return
+        if event in CTYPES_COUNTED:
+            count(event.replace(".", "_"))
+            return
+        if event in PROFILE_EVENTS:
+            if not asker_is_harness():
+                # An alarm at once: the hook sees (and can rewrite) every frame's locals, this hook's included.
+                note("profile_hook", "installed a profile or trace hook (%s)" % event, True)
+            return
+        if event in SIGNAL_EVENTS:
+            sig = args[-1] if args else None
+            if sig == 0:
+                count("signal_probe")
+            elif not asker_is_harness():
+                note("signal", "sent signal %s (%s)" % (sig, event), False)
+            return
+
+    sys.addaudithook(hook)
+
+
+def library_roots():
+    """Where installed code lives (the standard library, site-packages): frames from elsewhere
+    are the candidate's."""
+    import site
+    import sysconfig
+    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "<frozen"}
+    for k in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(k)
+        if p:
+            roots.add(p)
+    try:
+        roots.update(site.getsitepackages())
+    except AttributeError:
+        pass
+    return tuple(sorted(roots))

@@ -36,7 +36,7 @@ import sys
 import time
 import traceback
 
-from hotkernel_defences import Harness, L2Guard, Primitives, ThreadWatch
+from hotkernel_defences import Harness, L2Guard, Primitives, ThreadWatch, harness_codes, install_watch, library_roots
 
 RUNNER_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -799,7 +799,19 @@ def _target_diff(own, base):
     return ["%s (%r vs the baseline's %r)" % (k, own.get(k), base.get(k)) for k in keys if own.get(k) != base.get(k)]
 
 
-def run(args, secret, result_fd):
+def _take_secrets():
+    """Reads the private input, moves the result fd and hands both secrets (the nonce and the fd)
+    to the runner's audit hook, the only place that keeps them: no frame on the stack while the
+    candidate runs holds them. Returns (check_seed or None, profile_check)."""
+    secret = _read_private_input()
+    result_fd = _private_result_fd()
+    _scrub_environment()
+    install_watch(secret.pop("nonce", None), result_fd, {"main": main.__code__, "run": run.__code__})
+    seed = secret.get("check_seed")
+    return (seed if isinstance(seed, int) else None), bool(secret.get("profile_check"))
+
+
+def run(args, hidden_seed, profile_check):
     t_start = time.perf_counter()
     import gc
     # A forked run starts with the fork server's ~200k objects (torch's import) unfrozen, as a fresh
@@ -807,8 +819,7 @@ def run(args, secret, result_fd):
     # faults). They are the imports', alive for the whole run: frozen, the collection walks this run's.
     if hasattr(gc, "freeze"):
         gc.freeze()
-    hidden_seed = secret.get("check_seed")
-    if not isinstance(hidden_seed, int):
+    if hidden_seed is None:
         hidden_seed = int.from_bytes(os.urandom(4), "little")
     sys.path.insert(0, _HERE)
     import hotkernel_contract as hk  # the binary's copy, beside this file
@@ -832,14 +843,20 @@ def run(args, secret, result_fd):
         trun = TrustedRun(hk, torch, target, hidden_seed)
     except (hk.TargetError, hk.StageError) as e:
         return hk.error_result(target, role, e)
-    trun.profile_check = bool(secret.get("profile_check"))
+    del hidden_seed  # not a local of this frame while the candidate runs
+    trun.profile_check = profile_check
     t_prepared = time.perf_counter()
     threads = ThreadWatch()
     sess = trun.session
     harness = Harness(torch, hk, runner_module,
-                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None])
+                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None],
+                      {"run": trun, "run.prims": trun.prims, "run.session": sess, "run.l2": trun.l2})
     gc.collect()
     t_import = time.perf_counter()
+    # The audit watch, armed last before the candidate's first code (after the sandbox, whose own
+    # ctypes calls it would otherwise see): the harness's code, to tell its frames and calls apart.
+    sys.audit("hotkernel.arm", harness_codes([hk, runner_module, sys.modules["hotkernel_defences"]]), path, role,
+              target.name, library_roots())
     try:
         fn = hk.load_kernel(path)
     except hk.StageError as e:
@@ -882,28 +899,18 @@ def main(argv):
     p.add_argument("--role", choices=("baseline", "candidate"), default="candidate")
     p.add_argument("--target-from")
     args = p.parse_args(argv)
-    secret = _read_private_input()
-    result_fd = _private_result_fd()
-    _scrub_environment()
-    write = os.write
     dumps = json.dumps
     try:
-        result = run(args, secret, result_fd)
+        result = run(args, *_take_secrets())
     except BaseException as e:  # a harness bug: still one line, and the traceback on stderr
         traceback.print_exc()
         result = {"protocol": 3, "status": "error", "ok": False, "ms": None, "role": args.role,
                   "reason": "internal: %s: %s" % (type(e).__name__, e)}
     result["runner_protocol"] = RUNNER_PROTOCOL
-    result["nonce"] = secret.get("nonce")
     if result.get("status") == "error":
         sys.stderr.write("hotkernel: %s\n" % result.get("reason"))
-    line = (dumps(_finite(result), allow_nan=False, default=str) + "\n").encode()
-    if result_fd is None:  # run by hand: print it
-        sys.stdout.write(line.decode())
-        sys.stdout.flush()
-    else:
-        while line:
-            line = line[write(result_fd, line):]
+    # The audit hook adds what it saw, the nonce, and writes the line (to stdout when run by hand).
+    sys.audit("hotkernel.result", dumps(_finite(result), allow_nan=False, default=str))
     sys.stdout.flush()
     sys.stderr.flush()
     # Every pipe closed, then the exit: a fork server answers at the close and starts the next run
@@ -911,7 +918,7 @@ def main(argv):
     # rule to a run answered before its exit (harness_exit_code, src/measure/trusted_launcher.h;
     # a unit test keeps the two equal).
     code = 0 if result.get("status") in EXIT_ZERO_STATUSES else 1
-    _close_outputs(result_fd)
+    _close_outputs()
     # os._exit: no atexit hook or finaliser from the candidate runs after the result.
     os._exit(code)
 
@@ -920,10 +927,8 @@ def main(argv):
 EXIT_ZERO_STATUSES = ("ok", "incorrect", "invalid")
 
 
-def _close_outputs(result_fd):
-    try:
-        if result_fd is not None:
-            os.close(result_fd)
+def _close_outputs():
+    try:  # the result fd is closed by the audit hook that wrote it
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)
