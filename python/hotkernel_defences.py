@@ -93,11 +93,8 @@ class Harness:
         self.critical_names |= {("torch", n) for n in ("isfinite", "equal", "randn", "Generator", "empty")}
         # Every torch and torch.cuda function the harness's own code names (the check's torch.sub,
         # torch.isfinite, ...): replaced, a check or a time is the candidate's.
-        names = set()
-        for code in harness_codes([contract, runner_module, sys.modules[__name__]]).values():
-            names.update(code.co_names)
-        for mod_name, mod in (("torch", torch), ("torch.cuda", torch.cuda)):
-            self.critical_names |= {(mod_name, n) for n in names if callable(vars(mod).get(n))}
+        used = torch_names(harness_codes([contract, runner_module, sys.modules[__name__]]).values())
+        self.critical_names |= {k for k in used if callable(vars(torch.cuda if k[0] == "torch.cuda" else torch).get(k[1]))}
         self.snap = self._take()
 
     def _take(self):
@@ -130,6 +127,30 @@ class Harness:
             if id(getattr(fn, "__code__", None)) != code:
                 critical.append(getattr(fn, "__qualname__", "reference") + ".__code__")
         return critical, other
+
+
+def torch_names(codes):
+    """The (module, name) pairs that code reads as torch.NAME or torch.cuda.NAME (self.torch.NAME
+    too), from its bytecode: names, not every attribute name the code uses (g.manual_seed is a
+    generator's, torch.manual_seed one that torch.compile swaps)."""
+    import dis
+    found = set()
+    for code in codes:
+        chain = None
+        for ins in dis.get_instructions(code):
+            if ins.opname.startswith("LOAD_") and ins.argval == "torch":
+                chain = ["torch"]
+            elif chain and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                chain.append(ins.argval)
+                if len(chain) == 2 and chain[1] != "cuda":
+                    found.add(("torch", chain[1]))
+                    chain = None
+                elif len(chain) == 3:
+                    found.add(("torch.cuda", chain[2]))
+                    chain = None
+            else:
+                chain = None
+    return found
 
 
 class ThreadWatch:
@@ -309,15 +330,21 @@ def install_watch(nonce, result_fd, main_code):
         return frame is not None and id(frame.f_code) in st["codes"]
 
     def asker_is_harness():
-        """Whether the code that raised the event is the harness's own: the nearest frame above the
-        hook that is the harness's or the candidate's (its file, or code from no file) is the harness's."""
+        """Whether the code that raised the event is not the candidate's: the first frame above the
+        hook outside the standard library (traceback, inspect, gc's callers) is the harness's or an
+        installed library's (torch.compile's FakeTensorMode walks the whole stack for its
+        traceback), not the candidate's file or code from no installed file."""
         f = getframe(3)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
         while f is not None:
             code = f.f_code
             if id(code) in st["codes"]:
                 return True
             name = code.co_filename
-            if name == st["path"] or not name.startswith(st["lib_roots"] + ("<",)):
+            if name == st["path"]:
+                return False
+            if name.startswith(st["lib_roots"]):
+                return True  # site-packages: torch, Triton, ...
+            if not name.startswith(st["stdlib"] + ("<",)):
                 return False
             f = f.f_back
         return True
@@ -330,8 +357,9 @@ def install_watch(nonce, result_fd, main_code):
         st["invalid"].append(what)
         if exposes and not st["alarmed"]:
             st["alarmed"] = True
+            # ms 0: an invalid line carries a number (the binary's own invalid lines do the same).
             send({"protocol": 3, "target": st["target"], "role": st["role"], "status": "invalid", "ok": False,
-                  "ms": None, "samples_ms": [], "trusted": True,
+                  "ms": 0.0, "samples_ms": [], "trusted": True,
                   "reason": "the candidate %s; the runner's secrets were within its reach, so this run's result "
                             "is this line" % what})
 
@@ -341,7 +369,8 @@ def install_watch(nonce, result_fd, main_code):
     def hook(event, args):
         if not st["armed"]:
             if event == "hotkernel.arm" and getframe(1).f_code is main_code.get("run"):
-                st.update(codes=args[0], path=args[1], role=args[2], target=args[3], lib_roots=args[4], armed=True)
+                st.update(codes=args[0], path=args[1], role=args[2], target=args[3], lib_roots=args[4][0],
+                          stdlib=args[4][1], armed=True)
             elif event == "hotkernel.result":
                 if getframe(1).f_code is main_code.get("main"):
                     send(loads(args[0]), last=True)
@@ -380,11 +409,13 @@ def install_watch(nonce, result_fd, main_code):
             found = st["invalid"] + [w for w in late if w not in st["invalid"]]
             if st["counts"]:
                 res["audit"] = dict(sorted(st["counts"].items()))
-            if found and res.get("status") in ("ok", "incorrect", "invalid"):
+            if found:  # a verdict, even where the run then failed: what the candidate did is why
                 why = "the candidate " + "; the candidate ".join(found)
-                if res.get("status") == "invalid" and res.get("reason"):
+                if res.get("status") in ("invalid", "error") and res.get("reason"):
                     why += "; " + res["reason"]
                 res["status"], res["ok"], res["reason"] = "invalid", False, why
+                if not isinstance(res.get("ms"), (int, float)):
+                    res["ms"] = 0.0
             if st["flags"]:
                 res["flags"] = list(res.get("flags") or []) + st["flags"]
             send(res, last=True)
@@ -452,17 +483,18 @@ def install_watch(nonce, result_fd, main_code):
 
 
 def library_roots():
-    """Where installed code lives (the standard library, site-packages): frames from elsewhere
-    are the candidate's."""
+    """(where installed packages live, where the standard library lives), as path prefixes:
+    frames from neither are the candidate's."""
     import site
     import sysconfig
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, "<frozen"}
-    for k in ("stdlib", "platstdlib", "purelib", "platlib"):
-        p = sysconfig.get_paths().get(k)
-        if p:
-            roots.add(p)
+    paths = sysconfig.get_paths()
+    stdlib = {p for p in (paths.get("stdlib"), paths.get("platstdlib")) if p}
+    roots = {p for p in (paths.get("purelib"), paths.get("platlib")) if p}
     try:
         roots.update(site.getsitepackages())
     except AttributeError:
         pass
-    return tuple(sorted(roots))
+    roots -= stdlib  # site-packages only (inside the stdlib folder in a venv: tested first)
+    # A path prefix ends at a separator: /usr/lib/python3.11 is not /usr/lib/python3.11-evil.
+    sep = lambda ps: tuple(sorted(p.rstrip("/") + "/" for p in ps))
+    return sep(roots), sep(stdlib)

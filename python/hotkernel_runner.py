@@ -319,6 +319,10 @@ class TrustedRun:
                         self.profiled = {"error": "%s: %s" % (type(e).__name__, str(e)[:200])}
                     self._profile_graph = None
                     self.phases["profile_check"] = self.prims.perf() - p0
+                if not samples and self.tampered:
+                    # The candidate kept the clock from timing anything: a verdict on it, not a run error.
+                    res.update(status="invalid", ok=False, ms=0.0, timer=timer, reason=self.tampered, flags=self.flags)
+                    return res
                 if not samples:
                     raise hk.StageError("timer", "no sample was timed")
                 ordered = sorted(samples)
@@ -748,6 +752,12 @@ class TrustedRun:
             p.dev_sync()
             if not self._clock_stop():
                 why = "CUPTI recorded no kernel or copy in a replay of the timed graph (another profiler may hold it)"
+                if self._clock_sees_own_graph():
+                    # The clock works: the candidate's calls put no work in the graph it could see.
+                    self.tampered = ("the candidate's timed calls launched no kernel or copy the clock could see: a "
+                                     "replay of the CUDA graph of its calls recorded nothing on CUPTI, a graph of the "
+                                     "harness's own replayed right after did; its work ran outside the captured "
+                                     "calls (on another stream or thread, or before the capture)")
         except self.hk.ClockError as e:
             why = str(e)
         if why is None:
@@ -755,6 +765,30 @@ class TrustedRun:
         if self.target.timer == "cupti":
             raise self.hk.cupti_refusal(why)
         return None, self.hk.cupti_fallback_note(why)
+
+    def _clock_sees_own_graph(self):
+        """Whether CUPTI records a replay of a one-kernel graph of the harness's own (after it
+        recorded nothing of the candidate's graph: is the clock or the candidate's graph empty?)."""
+        p, torch = self.prims, self.torch
+        try:
+            buf = torch.zeros(1, device=self.session.device)
+            side = p.Stream()
+            side.wait_stream(p.current_stream())
+            with p.stream_ctx(side):  # warmed on a side stream before capture, as torch.cuda.graph asks
+                buf.add_(1)
+            p.current_stream().wait_stream(side)
+            p.dev_sync()
+            graph = p.Graph()
+            with p.graph_ctx(graph):
+                buf.add_(1)
+            p.replay(graph)
+            p.dev_sync()
+            self._clock_start()
+            p.replay(graph)
+            p.dev_sync()
+            return bool(self._clock_stop())
+        except BaseException:  # no answer: the fallback stays a note
+            return False
 
     def _timed_replay(self, graph):
         """Queues a replay of `graph` between two timing events, behind the start spin (the GPU
