@@ -4,6 +4,7 @@ Primitives: references to the timing primitives, taken before the candidate exis
 Harness: a snapshot of every function a candidate could patch to fake a time or a check.
 ThreadWatch: counts the threads and processes a candidate starts.
 L2Guard: keeps a candidate from carving out persisting L2.
+install_watch: the runner's PEP 578 audit hook, holder of the run's secrets.
 
 Embedded in the binary beside the runner and the contract (not vendored into targets), so it is
 free to change with them; the Harness snapshot watches this module too.
@@ -311,7 +312,8 @@ def install_watch(nonce, result_fd, main_code):
     dumps = json.dumps
     loads = json.loads
     getframe = sys._getframe
-    st = {"armed": False, "busy": False, "codes": {}, "path": None, "role": None, "target": None,
+    get_ident = threading.get_ident
+    st = {"armed": False, "busy": set(), "codes": {}, "path": None, "role": None, "target": None,
           "invalid": [], "flags": [], "counts": {}, "alarmed": False, "lock": threading.RLock()}
 
     def send(result, last=False):
@@ -375,8 +377,9 @@ def install_watch(nonce, result_fd, main_code):
                 if getframe(1).f_code is main_code.get("main"):
                     send(loads(args[0]), last=True)
             return
-        if st["busy"]:
-            return
+        tid = get_ident()
+        if tid in st["busy"]:
+            return  # an event the hook's own work raised (its frame reads)
         if event == "sys.addaudithook":
             # Blocked: a RuntimeError from an existing hook stops the new one being added.
             note("audit_hook", "added an audit hook (sys.addaudithook)", False)
@@ -384,11 +387,13 @@ def install_watch(nonce, result_fd, main_code):
         if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel."))):
             return
         with st["lock"]:
-            st["busy"] = True
+            st["busy"].add(tid)
             try:
                 _judge(event, args)
+            except Exception:  # never the event's caller's failure (a harness bug in judging)
+                pass
             finally:
-                st["busy"] = False
+                st["busy"].discard(tid)
 
     def _judge(event, args):
         if event == "hotkernel.result":

@@ -7,6 +7,8 @@ tamper with is set up before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
+     the nonce and the fd go to the runner's audit hook (hotkernel_defences.install_watch), the
+     only holder: no frame on the stack while the candidate runs has them;
   2. import the contract from beside this file (the binary's copy) and pre-load it into
      sys.modules, so the target's own `import hotkernel_contract` gets it, never the vendored one;
   3. take references to the timing primitives (perf_counter, CUDA events, synchronize, graphs);
@@ -14,8 +16,12 @@ tamper with is set up before its file is imported:
      with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
      references are computed only after the sample, so no answer exists while they run;
   5. snapshot the harness (contract, runner, timer and torch functions) to detect patching;
-  6. only then import the file and take its `kernel` function; measure with the defences below;
-  7. write one result line with the nonce to the private fd. The script's stdout is ignored.
+  6. arm the audit hook (it sees frame and heap walks, raw memory reads, profile, trace and audit
+     hooks, code replacement and signals from the candidate); only then import the file and take
+     its `kernel` function; measure with the defences below;
+  7. hand the result to the audit hook, which adds what it saw and writes one line with the nonce
+     to the private fd (a finding that exposes the secrets has written an invalid line at once).
+     The script's stdout is ignored.
 
 Defences, one per known cheat (measurement-anchors.md §10): outputs of every timed call are
 checked, each sample on fresh input values (caching, replay, batch-and-skip, warm-up detection,
