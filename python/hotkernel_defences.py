@@ -286,15 +286,24 @@ def harness_codes(modules):
 # Frames of the harness reached by the candidate: it is looking for the runner's objects.
 FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
 FRAME_ATTRS = ("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame")
+# Events the candidate never raises honestly, by class: (finding, what it says, whether it exposes
+# the secrets: then the invalid line is written at once).
+SEEN = {}
 # Whole-heap walks: how a candidate finds the runner's objects without frames. Honest kernels,
 # torch.compile, Triton and CUDA extensions never call them while a run is measured.
-GC_EVENTS = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
-# Reads of raw memory through ctypes (the nonce, the clock's records). torch.compile's CPU code
-# loads and calls its kernels through ctypes (dlopen, call_function): those are counted only.
-CTYPES_READS = ("ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata")
+SEEN.update({e: ("gc_walk", "walked the interpreter's objects (%s)", True)
+             for e in ("gc.get_objects", "gc.get_referrers", "gc.get_referents")})
+# Reads of raw memory through ctypes (the nonce, the clock's records).
+SEEN.update({e: ("ctypes_read", "read raw memory through ctypes (%s)", True)
+             for e in ("ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata")})
+# Hooks that run code at every call: a result dict rewritten after every check ran. An alarm at
+# once: such a hook sees (and can rewrite) every frame's locals, the audit hook's included.
+SEEN.update({e: ("profile_hook", "installed a profile or trace hook (%s)", True)
+             for e in ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")})
+# torch.compile's CPU code loads and calls its kernels through ctypes: counted only.
 CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
-# Hooks that run code at every call or event: a result dict rewritten after every check ran.
-PROFILE_EVENTS = ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")
+# Signals to this process or others (stopping the baseline's runner); signal 0 (is it alive?) is
+# what lock files and pools send: counted only.
 SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
 
 
@@ -456,13 +465,10 @@ def install_watch(nonce, result_fd, main_code):
                 else:
                     count("code_replaced")
             return
-        if event in GC_EVENTS:
+        rule = SEEN.get(event)
+        if rule is not None:
             if not asker_is_harness():
-                note("gc_walk", "walked the interpreter's objects (%s)" % event, True)
-            return
-        if event in CTYPES_READS:
-            if not asker_is_harness():
-                note("ctypes_read", "read raw memory through ctypes (%s)" % event, True)
+                note(rule[0], rule[1] % event, rule[2])
             return
         if event == "ctypes.dlsym" and str(args[-1]).startswith(("Py", "_Py")):
             if not asker_is_harness():
@@ -470,11 +476,6 @@ def install_watch(nonce, result_fd, main_code):
             return
         if event in CTYPES_COUNTED:
             count(event.replace(".", "_"))
-            return
-        if event in PROFILE_EVENTS:
-            if not asker_is_harness():
-                # An alarm at once: the hook sees (and can rewrite) every frame's locals, this hook's included.
-                note("profile_hook", "installed a profile or trace hook (%s)" % event, True)
             return
         if event in SIGNAL_EVENTS:
             sig = args[-1] if args else None
