@@ -498,6 +498,8 @@ def library_roots():
     roots = {p for p in (paths.get("purelib"), paths.get("platlib")) if p}
     try:
         roots.update(site.getsitepackages())
+        if site.ENABLE_USER_SITE:
+            roots.add(site.getusersitepackages())
     except AttributeError:
         pass
     roots -= stdlib  # site-packages only (inside the stdlib folder in a venv: tested first)
