@@ -317,6 +317,7 @@ def install_watch(nonce, result_fd, main_code):
     read) writes an invalid result at once: a result the candidate forges afterwards makes the
     channel carry two lines with the nonce, which the binary rejects."""
     import threading
+    from types import FunctionType
     write = os.write
     dumps = json.dumps
     loads = json.loads
@@ -361,9 +362,8 @@ def install_watch(nonce, result_fd, main_code):
         return True
 
     def note(kind, what, exposes):
-        counts = st["counts"]
-        counts[kind] = counts.get(kind, 0) + 1
-        if counts[kind] > 1:
+        count(kind)
+        if what in st["invalid"] or len(st["invalid"]) >= 6:  # bounded: the counts say the rest
             return
         st["invalid"].append(what)
         if exposes and not st["alarmed"]:
@@ -455,7 +455,9 @@ def install_watch(nonce, result_fd, main_code):
                 note("frame_walk", "walked into the runner's frames (%s of %s)" % (name, frame.f_code.co_name), True)
             return
         if event == "object.__setattr__":
-            if args[1] == "__code__" and callable(args[0]):
+            # Plain functions only: reading an attribute of any other object could run the
+            # candidate's code (a metaclass property) inside this hook, whose frames hold the secrets.
+            if args[1] == "__code__" and type(args[0]) is FunctionType:
                 if asker_is_harness():
                     return
                 code = getattr(args[0], "__code__", None)
