@@ -4,6 +4,7 @@ Primitives: references to the timing primitives, taken before the candidate exis
 Harness: a snapshot of every function a candidate could patch to fake a time or a check.
 ThreadWatch: counts the threads and processes a candidate starts.
 L2Guard: keeps a candidate from carving out persisting L2.
+install_watch: the runner's PEP 578 audit hook, holder of the run's secrets.
 
 Embedded in the binary beside the runner and the contract (not vendored into targets), so it is
 free to change with them; the Harness snapshot watches this module too.
@@ -38,7 +39,7 @@ class Primitives:
 class Harness:
     """Snapshot of everything a candidate could patch to fake a time or a check."""
 
-    def __init__(self, torch, contract, runner_module, reference_fns=()):
+    def __init__(self, torch, contract, runner_module, reference_fns=(), instances=None):
         import builtins
         import math
         import statistics
@@ -65,16 +66,36 @@ class Harness:
         if torch.cuda.is_available():
             self.watch["torch.cuda.Event"] = torch.cuda.Event
             self.watch["torch.cuda.CUDAGraph"] = torch.cuda.CUDAGraph
+        # The C base of torch.Tensor: what its methods are inherited from.
+        base = getattr(torch._C, "TensorBase", None) or getattr(torch._C, "_TensorBase", None)
+        if base is not None:
+            self.watch["torch._C.TensorBase"] = base
+        # Every class of the harness's own modules (TrustedRun's check methods, the captured
+        # primitives' class, ...), and the instances the measurement reads its functions from.
+        own = []
+        for mod in (contract, runner_module, sys.modules[__name__]):
+            for name, v in list(vars(mod).items()):
+                if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                    label = "%s.%s" % (getattr(mod, "__name__", "runner").replace("__main__", "hotkernel_runner"), name)
+                    self.watch[label] = v
+                    own.append(label)
+        for label, obj in (instances or {}).items():
+            self.watch[label] = obj
+            own.append(label)
         # Patching these changes a time or a verdict: invalid. Other torch changes are reported.
         self.critical = {"time", "statistics", "math", "builtins", "json", "hotkernel_contract",
                          "hotkernel_runner", "hotkernel_defences", "hotkernel_contract.Session", "hotkernel_contract.Target",
                          "hotkernel_contract.KernelClock",
                          "torch.cuda.Event", "torch.cuda.CUDAGraph", "torch.Tensor", "torch.nn.functional",
-                         "torch._C._nn", "torch._C._VariableFunctions"} | ref_mods
+                         "torch._C._nn", "torch._C._VariableFunctions", "torch._C.TensorBase"} | ref_mods | set(own)
         self.critical_names = {("torch.cuda", n) for n in ("synchronize", "Event", "CUDAGraph", "graph",
                                                            "current_stream", "Stream", "stream")}
         self.critical_names |= {("os", n) for n in ("write", "read", "dup", "close", "fsync", "_exit")}
         self.critical_names |= {("torch", n) for n in ("isfinite", "equal", "randn", "Generator", "empty")}
+        # Every torch and torch.cuda function the harness's own code names (the check's torch.sub,
+        # torch.isfinite, ...): replaced, a check or a time is the candidate's.
+        used = torch_names(harness_codes([contract, runner_module, sys.modules[__name__]]).values())
+        self.critical_names |= {k for k in used if callable(vars(torch.cuda if k[0] == "torch.cuda" else torch).get(k[1]))}
         self.snap = self._take()
 
     def _take(self):
@@ -92,12 +113,13 @@ class Harness:
         return snap
 
     def changes(self):
-        """(critical, other): lists of 'module.name' that were replaced or removed."""
+        """(critical, other): lists of 'module.name' that were replaced, removed or added (a new
+        name on a class shadows what it inherits: torch.Tensor.abs_ over TensorBase's)."""
         now = self._take()
         critical, other = [], []
-        for key, ident in self.snap.items():
-            if now.get(key) != ident:
-                label = "%s.%s" % key
+        for key in list(self.snap) + [k for k in now if k not in self.snap]:
+            if now.get(key) != self.snap.get(key):
+                label = "%s.%s" % key + ("" if key in self.snap else " (new)")
                 if key[0] in self.critical or key in self.critical_names:
                     critical.append(label)
                 elif key[0] in ("os", "torch", "torch.cuda"):
@@ -106,6 +128,30 @@ class Harness:
             if id(getattr(fn, "__code__", None)) != code:
                 critical.append(getattr(fn, "__qualname__", "reference") + ".__code__")
         return critical, other
+
+
+def torch_names(codes):
+    """The (module, name) pairs that code reads as torch.NAME or torch.cuda.NAME (self.torch.NAME
+    too), from its bytecode: names, not every attribute name the code uses (g.manual_seed is a
+    generator's, torch.manual_seed one that torch.compile swaps)."""
+    import dis
+    found = set()
+    for code in codes:
+        chain = None
+        for ins in dis.get_instructions(code):
+            if ins.opname.startswith("LOAD_") and ins.argval == "torch":
+                chain = ["torch"]
+            elif chain and ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                chain.append(ins.argval)
+                if len(chain) == 2 and chain[1] != "cuda":
+                    found.add(("torch", chain[1]))
+                    chain = None
+                elif len(chain) == 3:
+                    found.add(("torch.cuda", chain[2]))
+                    chain = None
+            else:
+                chain = None
+    return found
 
 
 class ThreadWatch:
@@ -202,3 +248,263 @@ class L2Guard:
         self.lib.cudaCtxResetPersistingL2Cache()
         if self.floor is None:
             self.floor = self._read()
+
+
+def harness_codes(modules):
+    """Every code object of the harness's modules (functions, methods, nested code), by id; the
+    objects are kept with them so no id is reused."""
+    seen = {}
+
+    def add(code):
+        if id(code) in seen:
+            return
+        seen[id(code)] = code
+        for c in code.co_consts:
+            if hasattr(c, "co_code"):
+                add(c)
+
+    def from_obj(v):
+        for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
+            code = getattr(f, "__code__", None)
+            if code is not None:
+                add(code)
+
+    for mod in modules:
+        for v in list(vars(mod).values()):
+            if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                for w in list(vars(v).values()):
+                    from_obj(w)
+            else:
+                from_obj(v)
+    return seen
+
+
+# Audit events (PEP 578) and what each means while candidate code can run. Measured on Python
+# 3.11: frame.f_back and f_locals are not audited, but every way to get a first frame is
+# (sys._getframe, sys._current_frames, tb_frame, gi_frame/cr_frame/ag_frame), and so is reading
+# frame.f_code, which every walk that looks for a frame by its code does.
+# Frames of the harness reached by the candidate: it is looking for the runner's objects.
+FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
+FRAME_ATTRS = ("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame")
+# Events the candidate never raises honestly, by class: (finding, what it says, whether it exposes
+# the secrets: then the invalid line is written at once).
+SEEN = {}
+# Whole-heap walks: how a candidate finds the runner's objects without frames. Honest kernels,
+# torch.compile, Triton and CUDA extensions never call them while a run is measured.
+SEEN.update({e: ("gc_walk", "walked the interpreter's objects (%s)", True)
+             for e in ("gc.get_objects", "gc.get_referrers", "gc.get_referents")})
+# Reads of raw memory through ctypes (the nonce, the clock's records).
+SEEN.update({e: ("ctypes_read", "read raw memory through ctypes (%s)", True)
+             for e in ("ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata")})
+# Hooks that run code at every call: a result dict rewritten after every check ran. An alarm at
+# once: such a hook sees (and can rewrite) every frame's locals, the audit hook's included.
+SEEN.update({e: ("profile_hook", "installed a profile or trace hook (%s)", True)
+             for e in ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")})
+# torch.compile's CPU code loads and calls its kernels through ctypes: counted only.
+CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
+# Signals to this process or others (stopping the baseline's runner); signal 0 (is it alive?) is
+# what lock files and pools send: counted only.
+SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
+
+
+def install_watch(nonce, result_fd, main_code):
+    """Installs the runner's own audit hook; returns nothing, so that the nonce and the result
+    fd live only in the hook's closure (the interpreter holds the hook; Python code reaches it
+    only through gc walks, which the hook sees). Events before `hotkernel.arm` are ignored (the
+    contract's import, the sandbox's own ctypes calls). The runner hands it the finished result
+    with sys.audit("hotkernel.result", line) from main(); the hook adds what it saw and writes it.
+    A finding that exposes the secrets (the runner's frames reached, a heap walk, a raw memory
+    read) writes an invalid result at once: a result the candidate forges afterwards makes the
+    channel carry two lines with the nonce, which the binary rejects."""
+    import threading
+    from types import FunctionType
+    write = os.write
+    dumps = json.dumps
+    loads = json.loads
+    getframe = sys._getframe
+    get_ident = threading.get_ident
+    st = {"armed": False, "busy": set(), "codes": {}, "path": None, "role": None, "target": None,
+          "invalid": [], "flags": [], "counts": {}, "alarmed": False, "lock": threading.RLock()}
+
+    def send(result, last=False):
+        line = (dumps(dict(result, nonce=nonce), allow_nan=False, default=str) + "\n").encode()
+        if result_fd is None:
+            sys.stdout.write(line.decode())
+            sys.stdout.flush()
+            return
+        while line:
+            line = line[write(result_fd, line):]
+        if last:
+            # Closed at once: a fork server answers at the close (main() explains the order).
+            os.close(result_fd)
+
+    def is_harness(frame):
+        return frame is not None and id(frame.f_code) in st["codes"]
+
+    def asker_is_harness():
+        """Whether the code that raised the event is not the candidate's: the first frame above the
+        hook outside the standard library (traceback, inspect, gc's callers) is the harness's or an
+        installed library's (torch.compile's FakeTensorMode walks the whole stack for its
+        traceback), not the candidate's file or code from no installed file."""
+        f = getframe(3)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
+        while f is not None:
+            code = f.f_code
+            if id(code) in st["codes"]:
+                return True
+            name = code.co_filename
+            if name == st["path"]:
+                return False
+            if name.startswith(st["lib_roots"]):
+                return True  # site-packages: torch, Triton, ...
+            if not name.startswith(st["stdlib"] + ("<",)):
+                return False
+            f = f.f_back
+        return True
+
+    def note(kind, what, exposes):
+        count(kind)
+        if what in st["invalid"] or len(st["invalid"]) >= 6:  # bounded: the counts say the rest
+            return
+        st["invalid"].append(what)
+        if exposes and not st["alarmed"]:
+            st["alarmed"] = True
+            # ms 0: an invalid line carries a number (the binary's own invalid lines do the same).
+            send({"protocol": 3, "target": st["target"], "role": st["role"], "status": "invalid", "ok": False,
+                  "ms": 0.0, "samples_ms": [], "trusted": True,
+                  "reason": "the candidate %s; the runner's secrets were within its reach, so this run's result "
+                            "is this line" % what})
+
+    def count(kind):
+        st["counts"][kind] = st["counts"].get(kind, 0) + 1
+
+    def hook(event, args):
+        if not st["armed"]:
+            if event == "hotkernel.arm" and getframe(1).f_code is main_code.get("run"):
+                st.update(codes=args[0], path=args[1], role=args[2], target=args[3], lib_roots=args[4][0],
+                          stdlib=args[4][1], armed=True)
+            elif event == "hotkernel.result":
+                if getframe(1).f_code is main_code.get("main"):
+                    send(loads(args[0]), last=True)
+            return
+        tid = get_ident()
+        if tid in st["busy"]:
+            return  # an event the hook's own work raised (its frame reads)
+        if event == "sys.addaudithook":
+            # Blocked: a RuntimeError from an existing hook stops the new one being added.
+            note("audit_hook", "added an audit hook (sys.addaudithook)", False)
+            raise RuntimeError("hotkernel: audit hooks are the harness's")
+        if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel."))):
+            return
+        with st["lock"]:
+            st["busy"].add(tid)
+            try:
+                _judge(event, args)
+            except Exception:  # never the event's caller's failure (a harness bug in judging)
+                pass
+            finally:
+                st["busy"].discard(tid)
+
+    def _judge(event, args):
+        if event == "hotkernel.result":
+            if getframe(2).f_code is not main_code.get("main"):
+                note("forged_result", "posted a result through the harness's own channel", True)
+                return
+            st["armed"] = False
+            if st["alarmed"]:
+                if result_fd is not None:
+                    os.close(result_fd)
+                return  # the alarm's line is this run's result
+            res = loads(args[0])
+            late = []
+            if sys.getprofile() is not None or sys.gettrace() is not None:
+                late.append("left a profile or trace hook installed (sys.setprofile/settrace)")
+            if getattr(threading, "_profile_hook", None) is not None or getattr(threading, "_trace_hook", None) is not None:
+                late.append("left a profile or trace hook for new threads (threading.setprofile/settrace)")
+            found = st["invalid"] + [w for w in late if w not in st["invalid"]]
+            if st["counts"]:
+                res["audit"] = dict(sorted(st["counts"].items()))
+            if found:  # a verdict, even where the run then failed: what the candidate did is why
+                why = "the candidate " + "; the candidate ".join(found)
+                if res.get("status") in ("invalid", "error") and res.get("reason"):
+                    why += "; " + res["reason"]
+                res["status"], res["ok"], res["reason"] = "invalid", False, why
+                if not isinstance(res.get("ms"), (int, float)):
+                    res["ms"] = 0.0
+            if st["flags"]:
+                res["flags"] = list(res.get("flags") or []) + st["flags"]
+            send(res, last=True)
+            return
+        if event in FRAME_EVENTS:
+            if event == "sys._current_frames":
+                if not asker_is_harness():
+                    note("frame_walk", "took every thread's frame (sys._current_frames), the runner's among them", True)
+                return
+            if asker_is_harness():
+                return
+            if is_harness(args[0]):
+                note("frame_walk", "took a frame of the runner (sys._getframe)", True)
+            else:
+                count("frames_taken")  # its own frame: torch.compile and logging do it too
+            return
+        if event == "object.__getattr__":
+            obj, name = args[0], args[1]
+            if name not in FRAME_ATTRS:
+                return
+            frame = obj if name == "f_code" else getattr(obj, name, None)
+            if is_harness(frame) and not asker_is_harness():
+                note("frame_walk", "walked into the runner's frames (%s of %s)" % (name, frame.f_code.co_name), True)
+            return
+        if event == "object.__setattr__":
+            # Plain functions only: reading an attribute of any other object could run the
+            # candidate's code (a metaclass property) inside this hook, whose frames hold the secrets.
+            if args[1] == "__code__" and type(args[0]) is FunctionType:
+                if asker_is_harness():
+                    return
+                code = getattr(args[0], "__code__", None)
+                if code is not None and id(code) in st["codes"]:
+                    note("code_replaced", "replaced the code of the harness's %s" % getattr(args[0], "__qualname__", "?"),
+                         False)
+                else:
+                    count("code_replaced")
+            return
+        rule = SEEN.get(event)
+        if rule is not None:
+            if not asker_is_harness():
+                note(rule[0], rule[1] % event, rule[2])
+            return
+        if event == "ctypes.dlsym" and str(args[-1]).startswith(("Py", "_Py")):
+            if not asker_is_harness():
+                note("ctypes_read", "called the interpreter's C API through ctypes (%s)" % args[-1], True)
+            return
+        if event in CTYPES_COUNTED:
+            count(event.replace(".", "_"))
+            return
+        if event in SIGNAL_EVENTS:
+            sig = args[-1] if args else None
+            if sig == 0:
+                count("signal_probe")
+            elif not asker_is_harness():
+                note("signal", "sent signal %s (%s)" % (sig, event), False)
+            return
+
+    sys.addaudithook(hook)
+
+
+def library_roots():
+    """(where installed packages live, where the standard library lives), as path prefixes:
+    frames from neither are the candidate's."""
+    import site
+    import sysconfig
+    paths = sysconfig.get_paths()
+    stdlib = {p for p in (paths.get("stdlib"), paths.get("platstdlib")) if p}
+    roots = {p for p in (paths.get("purelib"), paths.get("platlib")) if p}
+    try:
+        roots.update(site.getsitepackages())
+        if site.ENABLE_USER_SITE:
+            roots.add(site.getusersitepackages())
+    except AttributeError:
+        pass
+    roots -= stdlib  # site-packages only (inside the stdlib folder in a venv: tested first)
+    # A path prefix ends at a separator: /usr/lib/python3.11 is not /usr/lib/python3.11-evil.
+    sep = lambda ps: tuple(sorted(p.rstrip("/") + "/" for p in ps))
+    return sep(roots), sep(stdlib)

@@ -8,19 +8,27 @@ before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
+     the nonce and the fd go to the runner's audit hook (hotkernel_defences.install_watch), the
+     only holder: no frame on the stack while the candidate runs has them;
   2. load the defences and the contract from beside this file (the binary's copies) by their
      bytes, each checked against py_sha256 and never read from a bytecode cache, and pre-load the
      contract into sys.modules, so the target's own `import hotkernel_contract` gets it, never
-     the vendored one;
+     the vendored one; connect to the parent's clock (hotkernel_release.py);
   3. take references to the timing primitives (perf_counter, CUDA events, synchronize, graphs);
   4. build the check inputs from the hidden seed and their fp32 reference; poison the allocator
      with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
      references are computed only after the sample, so no answer exists while they run;
   5. snapshot the harness (contract, runner, timer and torch functions) to detect patching;
-  6. apply the kernel sandbox (hotkernel_sandbox.py: Landlock, no_new_privs, resource limits;
-     a run is refused where none could be applied, unless hotkernel says allow_unsandboxed);
-  7. only then import the file and take its `kernel` function; measure with the defences below;
-  8. write one result line with the nonce to the private fd. The script's stdout is ignored.
+  6. time the empty samples the parent's clock needs (the fixed cost of a sample); apply the
+     kernel sandbox (hotkernel_sandbox.py: Landlock, no_new_privs, resource limits; a run is
+     refused where none could be applied, unless hotkernel says allow_unsandboxed);
+  7. arm the audit hook (it sees frame and heap walks, raw memory reads, profile, trace and audit
+     hooks, code replacement and signals from the candidate); only then import the file and take
+     its `kernel` function; measure with the defences below, every timed sample released and
+     ended by the parent's clock;
+  8. hand the result to the audit hook, which adds what it saw and writes one line with the nonce
+     to the private fd (a finding that exposes the secrets has written an invalid line at once).
+     The script's stdout is ignored.
 
 Defences, one per known cheat (measurement-anchors.md §10): outputs of every timed call are
 checked, each sample on fresh input values (caching, replay, batch-and-skip, warm-up detection,
@@ -50,7 +58,7 @@ RUNNER_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Bound by _load_defences() from hotkernel_defences.py, hotkernel_sandbox.py and
 # hotkernel_release.py, once their bytes are checked.
-Harness = L2Guard = Primitives = ThreadWatch = None
+Harness = L2Guard = Primitives = ThreadWatch = harness_codes = install_watch = library_roots = None
 hotkernel_sandbox = ParentClockError = Release = None
 
 
@@ -89,9 +97,11 @@ def load_checked(name, expected):
 
 
 def _load_defences(expected):
-    global Harness, L2Guard, Primitives, ThreadWatch, hotkernel_sandbox, ParentClockError, Release
+    global Harness, L2Guard, Primitives, ThreadWatch, harness_codes, install_watch, library_roots
+    global hotkernel_sandbox, ParentClockError, Release
     d = load_checked("hotkernel_defences", expected)
     Harness, L2Guard, Primitives, ThreadWatch = d.Harness, d.L2Guard, d.Primitives, d.ThreadWatch
+    harness_codes, install_watch, library_roots = d.harness_codes, d.install_watch, d.library_roots
     hotkernel_sandbox = load_checked("hotkernel_sandbox", expected)
     r = load_checked("hotkernel_release", expected)
     ParentClockError, Release = r.ParentClockError, r.Release
@@ -519,6 +529,10 @@ class TrustedRun:
                         self.profiled = {"error": "%s: %s" % (type(e).__name__, str(e)[:200])}
                     self._profile_graph = None
                     self.phases["profile_check"] = self.prims.perf() - p0
+                if not samples and self.tampered:
+                    # The candidate kept the clock from timing anything: a verdict on it, not a run error.
+                    res.update(status="invalid", ok=False, ms=0.0, timer=timer, reason=self.tampered, flags=self.flags)
+                    return res
                 if not samples:
                     raise hk.StageError("timer", "no sample was timed")
                 ordered = sorted(samples)
@@ -966,6 +980,12 @@ class TrustedRun:
             p.dev_sync()
             if not self._clock_stop():
                 why = "CUPTI recorded no kernel or copy in a replay of the timed graph (another profiler may hold it)"
+                if self._clock_sees_own_graph():
+                    # The clock works: the candidate's calls put no work in the graph it could see.
+                    self.tampered = ("the candidate's timed calls launched no kernel or copy the clock could see: a "
+                                     "replay of the CUDA graph of its calls recorded nothing on CUPTI, a graph of the "
+                                     "harness's own replayed right after did; its work ran outside the captured "
+                                     "calls (on another stream or thread, or before the capture)")
         except self.hk.ClockError as e:
             why = str(e)
         if why is None:
@@ -973,6 +993,30 @@ class TrustedRun:
         if self.target.timer == "cupti":
             raise self.hk.cupti_refusal(why)
         return None, self.hk.cupti_fallback_note(why)
+
+    def _clock_sees_own_graph(self):
+        """Whether CUPTI records a replay of a one-kernel graph of the harness's own (after it
+        recorded nothing of the candidate's graph: is the clock or the candidate's graph empty?)."""
+        p, torch = self.prims, self.torch
+        try:
+            buf = torch.zeros(1, device=self.session.device)
+            side = p.Stream()
+            side.wait_stream(p.current_stream())
+            with p.stream_ctx(side):  # warmed on a side stream before capture, as torch.cuda.graph asks
+                buf.add_(1)
+            p.current_stream().wait_stream(side)
+            p.dev_sync()
+            graph = p.Graph()
+            with p.graph_ctx(graph):
+                buf.add_(1)
+            p.replay(graph)
+            p.dev_sync()
+            self._clock_start()
+            p.replay(graph)
+            p.dev_sync()
+            return bool(self._clock_stop())
+        except BaseException:  # no answer: the fallback stays a note
+            return False
 
     def _timed_replay(self, graph):
         """Queues a replay of `graph` between two timing events, behind the start spin (the GPU
@@ -1022,33 +1066,46 @@ def _expected_hashes(secret):
     return secret.get("py_sha256") if isinstance(secret.get("py_sha256"), dict) else None
 
 
-def _write_result(secret, result_fd, result):
-    """The one result line, with the nonce, on the private channel (stdout when run by hand)."""
-    result["runner_protocol"] = RUNNER_PROTOCOL
-    result["nonce"] = secret.get("nonce")
-    line = (json.dumps(_finite(result), allow_nan=False, default=str) + "\n").encode()
-    if result_fd is None:
-        sys.stdout.write(line.decode())
-        sys.stdout.flush()
-        return
-    while line:
-        line = line[os.write(result_fd, line):]
+def _take_secrets(args):
+    """Reads the private input, loads our modules from their checked bytes, moves the result fd
+    and hands both secrets (the nonce and the fd) to the runner's audit hook, the only place that
+    keeps them: no frame on the stack while the candidate runs holds them. Returns the rest of
+    the input (the check seed, the parent's clock, the scratch folder and caches, ...)."""
+    secret = _read_private_input()
+    result_fd = _private_result_fd()
+    try:  # this file as the interpreter read it, and the modules it needs, from checked bytes
+        _checked_bytes("hotkernel_runner.py", _expected_hashes(secret))
+        _load_defences(_expected_hashes(secret))
+    except UncheckedSource as e:  # nothing of ours can be trusted to watch: one invalid line, then out
+        line = json.dumps({"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0, "role": args.role,
+                           "reason": str(e), "trusted": True, "runner_protocol": RUNNER_PROTOCOL,
+                           "nonce": secret.get("nonce")}) + "\n"
+        if result_fd is None:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+        else:
+            os.write(result_fd, line.encode())
+        os._exit(0)
+    args.no_landlock = hotkernel_sandbox.read_test_switch()
+    _scrub_environment()
+    install_watch(secret.pop("nonce", None), result_fd, {"main": main.__code__, "run": _run_released.__code__})
+    return secret
 
 
-def run(args, secret, result_fd):
+def run(args, inputs):
     """The run, with the parent's clock connected first and told "end" last, whatever happens."""
     try:
-        release = Release(secret.get("clock"))
+        release = Release(inputs.get("clock"))
     except ParentClockError as e:
         return {"protocol": 3, "status": "error", "ok": False, "ms": None, "role": args.role,
                 "reason": "timer: %s" % e}
     try:
-        return _run_released(args, secret, release)
+        return _run_released(args, inputs, release)
     finally:
         release.end()
 
 
-def _run_released(args, secret, release):
+def _run_released(args, inputs, release):
     t_start = time.perf_counter()
     import gc
     # A forked run starts with the fork server's ~200k objects (torch's import) unfrozen, as a fresh
@@ -1056,11 +1113,12 @@ def _run_released(args, secret, release):
     # faults). They are the imports', alive for the whole run: frozen, the collection walks this run's.
     if hasattr(gc, "freeze"):
         gc.freeze()
-    hidden_seed = secret.get("check_seed")
+    hidden_seed = inputs.pop("check_seed", None)
     if not isinstance(hidden_seed, int):
         hidden_seed = int.from_bytes(os.urandom(4), "little")
+    profile_check = bool(inputs.get("profile_check"))
     sys.path.insert(0, _HERE)
-    expected = _expected_hashes(secret)
+    expected = _expected_hashes(inputs)
     try:
         hk = load_checked("hotkernel_contract", expected)  # the binary's copy, beside this file
     except UncheckedSource as e:
@@ -1086,20 +1144,22 @@ def _run_released(args, secret, release):
         trun = TrustedRun(hk, torch, target, hidden_seed, release)
     except (hk.TargetError, hk.StageError) as e:
         return hk.error_result(target, role, e)
-    trun.profile_check = bool(secret.get("profile_check"))
+    del hidden_seed  # not a local of this frame while the candidate runs
+    trun.profile_check = profile_check
     t_prepared = time.perf_counter()
     threads = ThreadWatch()
     sess = trun.session
     harness = Harness(torch, hk, runner_module,
-                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None])
+                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None],
+                      {"run": trun, "run.prims": trun.prims, "run.session": sess, "run.l2": trun.l2})
     try:
         trun.calibrate_release()  # the parent times empty samples: the fixed cost of a sample
     except (ParentClockError, OSError) as e:
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
     # The kernel sandbox, before anything of the candidate runs (hotkernel_sandbox.py).
-    box = hotkernel_sandbox.apply(args.scratch, secret.get("caches") or [], no_landlock=args.no_landlock)
+    box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)
     refused = hotkernel_sandbox.refusal(box)
-    if refused and not secret.get("allow_unsandboxed"):
+    if refused and not inputs.get("allow_unsandboxed"):
         return dict(hk.error_result(target, role, hk.StageError("sandbox", refused)), sandbox=box)
     try:
         release.importing()
@@ -1107,6 +1167,10 @@ def _run_released(args, secret, release):
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
     gc.collect()
     t_import = time.perf_counter()
+    # The audit watch, armed last before the candidate's first code (after the sandbox, whose own
+    # ctypes calls it would otherwise see): the harness's code, to tell its frames and calls apart.
+    sys.audit("hotkernel.arm", harness_codes([hk, runner_module, sys.modules["hotkernel_defences"]]), path, role,
+              target.name, library_roots())
     try:
         fn = hk.load_kernel(path)
     except hk.StageError as e:
@@ -1150,39 +1214,22 @@ def main(argv):
     p.add_argument("--role", choices=("baseline", "candidate"), default="candidate")
     p.add_argument("--target-from")
     args = p.parse_args(argv)
-    secret = _read_private_input()
-    result_fd = _private_result_fd()
-    try:  # this file as the interpreter read it, and the modules it needs, from checked bytes
-        _checked_bytes("hotkernel_runner.py", _expected_hashes(secret))
-        _load_defences(_expected_hashes(secret))
-    except UncheckedSource as e:
-        _write_result(secret, result_fd, {"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0,
-                                          "role": args.role, "reason": str(e), "trusted": True})
-        os._exit(0)
-    args.no_landlock = hotkernel_sandbox.read_test_switch()
-    _scrub_environment()
+    inputs = _take_secrets(args)
     # The run's scratch folder, made and removed by hotkernel; run by hand, one of our own.
-    args.scratch = secret.get("scratch") or _own_scratch()
+    args.scratch = inputs.get("scratch") or _own_scratch()
     hotkernel_sandbox.point_temp_at(args.scratch)
-    write = os.write
     dumps = json.dumps
     try:
-        result = run(args, secret, result_fd)
+        result = run(args, inputs)
     except BaseException as e:  # a harness bug: still one line, and the traceback on stderr
         traceback.print_exc()
         result = {"protocol": 3, "status": "error", "ok": False, "ms": None, "role": args.role,
                   "reason": "internal: %s: %s" % (type(e).__name__, e)}
     result["runner_protocol"] = RUNNER_PROTOCOL
-    result["nonce"] = secret.get("nonce")
     if result.get("status") == "error":
         sys.stderr.write("hotkernel: %s\n" % result.get("reason"))
-    line = (dumps(_finite(result), allow_nan=False, default=str) + "\n").encode()
-    if result_fd is None:  # run by hand: print it
-        sys.stdout.write(line.decode())
-        sys.stdout.flush()
-    else:
-        while line:
-            line = line[write(result_fd, line):]
+    # The audit hook adds what it saw, the nonce, and writes the line (to stdout when run by hand).
+    sys.audit("hotkernel.result", dumps(_finite(result), allow_nan=False, default=str))
     sys.stdout.flush()
     sys.stderr.flush()
     # Every pipe closed, then the exit: a fork server answers at the close and starts the next run
@@ -1190,8 +1237,8 @@ def main(argv):
     # rule to a run answered before its exit (harness_exit_code, src/measure/trusted_launcher.h;
     # a unit test keeps the two equal).
     code = 0 if result.get("status") in EXIT_ZERO_STATUSES else 1
-    _close_outputs(result_fd)
-    if not secret.get("scratch"):  # by hand: what the run left (the folder goes at the next)
+    _close_outputs()
+    if not inputs.get("scratch"):  # by hand: what the run left (the folder goes at the next)
         import shutil
         for name in os.listdir(args.scratch):
             p = os.path.join(args.scratch, name)
@@ -1221,10 +1268,8 @@ def _own_scratch():
     return tempfile.mkdtemp(prefix="%d-" % os.getpid(), dir=parent)
 
 
-def _close_outputs(result_fd):
-    try:
-        if result_fd is not None:
-            os.close(result_fd)
+def _close_outputs():
+    try:  # the result fd is closed by the audit hook that wrote it
         null = os.open(os.devnull, os.O_WRONLY)
         os.dup2(null, 1)
         os.dup2(null, 2)

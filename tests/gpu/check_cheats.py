@@ -16,6 +16,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "adversarial"))
 import harness  # noqa: E402
 
 
+def named_catch(res, err, why):
+    """(ok, why): a catch names what the candidate did. Not a run error where the candidate kept
+    the clock from timing anything, not the timer disagreement that follows a fallback from CUPTI
+    (its cause, the candidate's calls launching nothing the clock saw, is the reason)."""
+    if res is None and "no sample was timed" in err:
+        return False, "ended as a run error (no sample was timed), not a verdict naming what the candidate did"
+    reasons = (res or {}).get("reasons") or []
+    if reasons and reasons[0].startswith("the scripts disagree on timer"):
+        return False, "caught only by the timer disagreement, not by what the candidate did: %s" % reasons[0][:200]
+    return True, why
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", default="4096x4096", help="primary input shape (fp32); default 4096x4096 (64 MiB)")
@@ -59,6 +71,8 @@ def main():
                 out = "not built"
             else:
                 ok, why = harness.judge(expect, rc, res, err, harness.fake_ms_of(body) if kind == "cheat" else None)
+                if ok and kind == "cheat" and expect == "caught":
+                    ok, why = named_catch(res, err, why)
             box = (res or {}).get("sandbox") or {}
             if res is not None and box.get("fs") != "read-only outside scratch":  # the H200 has Landlock ABI 7
                 ok, why = False, "the kernel sandbox was not in force: %s" % box

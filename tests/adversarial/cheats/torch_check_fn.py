@@ -1,0 +1,15 @@
+# Cheat: replace torch.sub, which the check computes out - ref with, so every difference is zero and a kernel computing a third of the rows passes.
+NEEDS_CUDA = False
+EXPECT = "caught"
+import torch
+import torch.nn.functional as F
+
+_sub = torch.sub
+torch.sub = lambda a, b, *rest, **kw: _sub(a, a, *rest, **kw) if isinstance(a, torch.Tensor) else _sub(a, b, *rest, **kw)
+
+
+def kernel(x):
+    y = torch.zeros_like(x)
+    n = x.shape[0] // 3
+    y[:n] = F.gelu(x[:n])
+    return y
