@@ -750,6 +750,20 @@ def _listen_kept(path):
     return srv, lock_fd, os.stat(path).st_ino
 
 
+def _sandboxed(pid):
+    """Whether a process runs with no_new_privs, as every measured run does once the kernel
+    sandbox is applied (hotkernel_sandbox.py). A server started without it refuses such a peer;
+    one started with it (the whole session under no_new_privs) cannot tell. Unknown: True."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("NoNewPrivs:"):
+                    return line.split()[1] != "0"
+    except (OSError, IndexError, ValueError):
+        pass
+    return True
+
+
 def _serve_kept(path, listening, idle_s, info, errors):
     """Kept mode: one connection at a time on the socket _listen_kept opened, until idle."""
     global _IN_FD, _RESULT_FD
@@ -799,8 +813,11 @@ def _serve_kept(path, listening, idle_s, info, errors):
             return
         conn, _ = srv.accept()
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        if struct.unpack("3i", creds)[1] != os.getuid():
-            conn.close()  # only the user who started it may run code through it
+        peer_pid, peer_uid = struct.unpack("3i", creds)[:2]
+        if peer_uid != os.getuid() or (_sandboxed(peer_pid) and not _sandboxed(os.getpid())):
+            # Only the user who started it may run code through it, and never from inside a
+            # measured run: a sandboxed candidate asking for an unsandboxed child.
+            conn.close()
             continue
         served += 1
         _IN_FD = _RESULT_FD = conn.fileno()
