@@ -47,6 +47,12 @@ private:
     bool m_started = false;
 };
 
+/// How trusted runs start; both are bench/verify parameters (tools/run_params.h).
+struct trust_options {
+    bool isolated = true;            ///< the interpreter starts -I (no user site, no PYTHON* variables)
+    bool allow_unsandboxed = false;  ///< measure even where the kernel sandbox cannot be applied
+};
+
 /// Runs `python -I <embedded>/hotkernel_runner.py --run SCRIPT --role ROLE [--target-from BASELINE]`
 /// (without -I when isolated is false).
 /// A candidate is measured under the baseline's TARGET (inputs, seed, tolerances) when
