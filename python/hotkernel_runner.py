@@ -369,32 +369,40 @@ class TrustedRun:
             per_set.append(views)
         return per_set if any(per_set) else []
 
-    def _mix(self, secret, *groups):
-        """Scales one element of each input of MIX_SETS sets, picked by the secret, by a factor
-        drawn from it, in one multi-tensor kernel per group (the timed inputs; the harness's
-        copies of them, the same sets and factor). The sample's inputs then depend on a value that
-        did not exist before the release: an output computed earlier is wrong where it is checked.
-        A factor in [0.75, 1.25) keeps values in their range; MIX_SETS bounds the cost, about the
-        same in the empty samples as in the timed ones."""
+    def _picked(self, *groups):
+        """The views of MIX_SETS sets (all of them when there are fewer), picked by the runner's
+        own generator before the release, one flat list per group (the timed inputs; the
+        harness's copies of them, the same sets). Each list is multiplied by 1.0 at once: the
+        mix inside the window then runs on warm code and cache lines, as in the empty samples."""
         if not groups or not groups[0]:
-            return
+            return []
         k = len(groups[0])
-        rng = random.Random(secret)
-        picked = rng.sample(range(k), min(k, MIX_SETS))
+        picked = self.rng.sample(range(k), min(k, MIX_SETS))
+        flat = [[v for j in picked for v in per_set[j]] for per_set in groups]
+        for views in flat:
+            if views:
+                self._foreach_mul(views, 1.0)
+        return flat
+
+    def _mix(self, secret, flat):
+        """Scales the picked views by a factor drawn from the release's secret, one multi-tensor
+        op per list: the sample's inputs then depend on a value that did not exist before the
+        release, so an output computed earlier is wrong where it is checked. A factor in
+        [0.75, 1.25) keeps values in their range."""
         factor = 0.75 + (secret % 65536) / 131072.0
-        for per_set in groups:
-            views = [v for j in picked for v in per_set[j]]
+        for views in flat:
             if views:
                 self._foreach_mul(views, factor)
 
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
         views (the timed inputs, and the harness's copies of them)."""
+        flat = self._picked(*groups)
         try:
             secret = self.release.ready("timed", calls)
         except (ParentClockError, OSError) as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
-        self._mix(secret, *groups)
+        self._mix(secret, flat)
 
     def _done(self):
         """Ends a timed sample: its answer's arrival stops the parent's clock."""
@@ -423,8 +431,9 @@ class TrustedRun:
                 order = [0] * n
                 spot = set(range(min(SPOT_CHECKS_PER_SAMPLE, n)))
                 for _ in range(EMPTY_SAMPLES):
+                    flat = self._picked(views, views)  # a timed sample mixes the harness's copies too
                     secret = rel.ready("empty", n)
-                    self._mix(secret, views, views)  # a timed sample mixes the harness's copies too
+                    self._mix(secret, flat)
                     if s.is_cuda:
                         p.dev_sync()
                     self._eager_sample(empty, order, s.timed_sets, spot, (), s.is_cuda)
@@ -443,8 +452,9 @@ class TrustedRun:
         with p.graph_ctx(one):
             tiny.add_(1)
         for _ in range(EMPTY_SAMPLES):
+            flat = self._picked(views)
             secret = rel.ready("empty", 0)
-            self._mix(secret, views)
+            self._mix(secret, flat)
             if cupti:
                 self._clock_start()
                 p.replay(one)
@@ -462,8 +472,9 @@ class TrustedRun:
                     tiny.add_(1)
             p.replay(gap)
             p.dev_sync()
+            flat = self._picked(views)
             secret = rel.ready("gap", GAP_NODES)
-            self._mix(secret, views)
+            self._mix(secret, flat)
             self._clock_start()
             p.replay(gap)
             p.dev_sync()
