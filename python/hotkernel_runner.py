@@ -1077,6 +1077,18 @@ def _expected_hashes(secret):
     return secret.get("py_sha256") if isinstance(secret.get("py_sha256"), dict) else None
 
 
+def _fake_fraction():
+    """HOTKERNEL_TEST_FAKE_FRACTION=F (read before the scrub): the run reports its samples F
+    shorter than it timed them, as a clock fake that got past every check inside the process
+    would. Only for measuring the parent's clock (bench/probes/parent_clock_probe.py): the bound
+    is what must catch it."""
+    try:
+        f = float(os.environ.get("HOTKERNEL_TEST_FAKE_FRACTION", "0"))
+    except ValueError:
+        return 0.0
+    return f if 0.0 < f < 1.0 else 0.0
+
+
 def _take_secrets(args):
     """Reads the private input, loads our modules from their checked bytes, moves the result fd
     and hands both secrets (the nonce and the fd) to the runner's audit hook, the only place that
@@ -1098,6 +1110,7 @@ def _take_secrets(args):
             os.write(result_fd, line.encode())
         os._exit(0)
     args.no_landlock = hotkernel_sandbox.read_test_switch()
+    args.fake_fraction = _fake_fraction()
     _scrub_environment()
     install_watch(secret.pop("nonce", None), result_fd, {"main": main.__code__, "run": _run_released.__code__})
     return secret
@@ -1188,6 +1201,12 @@ def _run_released(args, inputs, release):
         return hk.error_result(target, role, e)
     t_loaded = time.perf_counter()
     result = trun.measure(fn, role, harness, threads)
+    if args.fake_fraction and result.get("status") == "ok":
+        keep = 1.0 - args.fake_fraction
+        result["samples_ms"] = [round(x * keep, 6) for x in result["samples_ms"]]
+        ordered = sorted(result["samples_ms"])
+        mid = len(ordered) // 2
+        result["ms"] = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
     # Where this run's seconds went (the first CUDA call, and so the context, is in "prepare").
     phases = {"start": t_target - t_start, "prepare": t_prepared - t_target, "import_candidate": t_loaded - t_import}
     phases.update(trun.phases)
