@@ -341,12 +341,12 @@ def install_watch(nonce, result_fd, main_code):
     def is_harness(frame):
         return frame is not None and id(frame.f_code) in st["codes"]
 
-    def asker_is_harness():
+    def asker_is_harness(depth=3):
         """Whether the code that raised the event is not the candidate's: the first frame above the
         hook outside the standard library (traceback, inspect, gc's callers) is the harness's or an
         installed library's (torch.compile's FakeTensorMode walks the whole stack for its
         traceback), not the candidate's file or code from no installed file."""
-        f = getframe(3)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
+        f = getframe(depth)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
         while f is not None:
             code = f.f_code
             if id(code) in st["codes"]:
@@ -390,7 +390,18 @@ def install_watch(nonce, result_fd, main_code):
         if tid in st["busy"]:
             return  # an event the hook's own work raised (its frame reads)
         if event == "sys.addaudithook":
-            # Blocked: a RuntimeError from an existing hook stops the new one being added.
+            # The candidate's is blocked (a RuntimeError from an existing hook stops the new one
+            # being added); an installed library's (torch.compile adds one) is counted and kept.
+            st["busy"].add(tid)
+            try:
+                library = asker_is_harness(depth=2)
+            except Exception:
+                library = False
+            finally:
+                st["busy"].discard(tid)
+            if library:
+                count("audit_hook_library")
+                return
             note("audit_hook", "added an audit hook (sys.addaudithook)", False)
             raise RuntimeError("hotkernel: audit hooks are the harness's")
         if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel."))):

@@ -71,8 +71,17 @@ json compare_runs(const compare_input& in) {
 
     // Agreement between the scripts (first timed lines) and within each script.
     if (!all_b.empty() && !all_c.empty())
-        for (const auto& d : compare_lines(all_b.front()->line, all_c.front()->line))
+        for (const auto& d : compare_lines(all_b.front()->line, all_c.front()->line)) {
+            // A candidate timed another way than its baseline because its calls could not be
+            // (a CUDA graph that could not capture them, a clock that saw none of their work):
+            // that is what it did, said first.
+            const json& cl = all_c.front()->line;
+            if (d.rfind("timer", 0) == 0 && cl.is_object() && cl.contains("timer_note") && cl["timer_note"].is_string())
+                invalid.push_back("the candidate's calls could not be timed as the baseline's were: " +
+                                  cl["timer_note"].get<std::string>().substr(0, 300) +
+                                  " (work on another stream or thread, or a sync inside the call, does this)");
             invalid.push_back("the scripts disagree on " + d);
+        }
     std::vector<json> lb, lc;
     for (const auto* r : all_b) lb.push_back(r->line);
     for (const auto* r : all_c) lc.push_back(r->line);

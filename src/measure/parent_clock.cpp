@@ -64,6 +64,7 @@ json clock_bound::to_json() const {
     json j{{"bound", held ? (lower ? "held" : "not applied") : "broken"},
            {"samples", samples},
            {"fixed_ms", r(fixed_ms)},
+           {"fixed_spread_ms", r(fixed_spread_ms)},
            {"window_ms", r(window_ms)},
            {"reported_ms", r(reported_ms)},
            {"excess_ms", r(excess_ms)},
@@ -112,6 +113,11 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.samples = samples.size();
     b.waited_ms = log.waited_ms;
     b.fixed_ms = median_of(fixed);
+    {  // how much a sample's fixed cost moves (CUPTI's start does, on a GPU): its 90th percentile's lead
+        std::vector<double> f = fixed;
+        std::sort(f.begin(), f.end());
+        b.fixed_spread_ms = std::max(0.0, f[std::min(f.size() - 1, f.size() * 9 / 10)] - b.fixed_ms);
+    }
     if (!looped.empty()) b.loop_ms_per_call = std::max(0.0, (median_of(looped) - b.fixed_ms) / loop_calls);
     b.lower = timer != "cuda_events";
     std::vector<double> windows, reported, excess;
@@ -136,7 +142,7 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.window_ms = median_of(windows);
     b.reported_ms = median_of(reported);
     b.excess_ms = median_of(excess);
-    b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call +
+    b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
                      lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
     // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
     // allowed, per GPU operation of a call, as the gap probe measured them before the import.

@@ -55,7 +55,8 @@ struct parent_clock_log {
 
 /// The margins of the bound: a run is invalid when the median over its samples of
 /// (window - fixed cost - reported time of the sample) exceeds abs_ms + frac * the median
-/// window, plus what a timer does not count by design: the eager loop's cost between calls
+/// window, plus twice the spread of the fixed cost (its 90th percentile over its median), plus
+/// what a timer does not count by design: the eager loop's cost between calls
 /// (the empty samples' cost a call) and, on CUPTI, the gaps between a graph's nodes. Per-call
 /// CUDA events on the eager path (timer cuda_events) are not bounded: the host launches each
 /// call and may take longer than the GPU's work, so the window says nothing of it. (A result
@@ -78,7 +79,7 @@ struct clock_bound {
     std::size_t samples = 0;
     bool lower = true;               ///< the bound applies to this timer (not to cuda_events)
     double fixed_ms = 0, loop_ms_per_call = 0, window_ms = 0, reported_ms = 0, excess_ms = 0, allowance_ms = 0,
-           gap_ms_per_op = 0, waited_ms = 0;
+           gap_ms_per_op = 0, waited_ms = 0, fixed_spread_ms = 0;
     [[nodiscard]] json to_json() const;
 };
 clock_bound check_clock_bound(const parent_clock_log& log, const json& line, const clock_bound_limits& lim = {});

@@ -144,6 +144,23 @@ TEST(compare_runs, seed_or_shape_mismatch_is_invalid_with_the_field_named) {
     EXPECT_TRUE(has_reason(compare_runs(in3), "timer"));
 }
 
+TEST(compare_runs, a_candidate_timed_another_way_says_why_first) {
+    // Its calls could not be captured in a graph (work on a side stream): that, not the timer
+    // disagreement that follows, is the first reason.
+    auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
+    for (auto& r : in.baseline) r.line["timer"] = "cupti";
+    for (auto& r : in.candidate) {
+        r.line["timer"] = "cuda_events";
+        r.line["timer_note"] = "CUDA-graph capture failed (RuntimeError: operation not permitted when stream is capturing)";
+    }
+    auto out = compare_runs(in);
+    EXPECT_EQ(out["verdict"], "invalid");
+    const std::string first = out["reasons"][0].get<std::string>();
+    EXPECT_EQ(first.rfind("the candidate's calls could not be timed as the baseline's were: CUDA-graph capture failed", 0), 0u)
+        << first;
+    EXPECT_TRUE(has_reason(out, "the scripts disagree on timer"));
+}
+
 TEST(compare_runs, baseline_failing_its_check_is_invalid) {
     auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
     in.baseline[1].ok = false;
