@@ -99,7 +99,10 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
                                   log.timed.size()));
     std::vector<double> fixed, looped;
     long loop_calls = 0;
-    for (const auto& e : log.empty) {
+    // The first empty samples of a run pay for first uses (CUPTI's first start, cold code): left out.
+    const std::size_t skip = log.empty.size() >= 12 ? 3 : 0;
+    for (std::size_t i = skip; i < log.empty.size(); ++i) {
+        const auto& e = log.empty[i];
         if (e.calls == 0) fixed.push_back(e.ms);
         else if (e.calls >= loop_calls) {
             if (e.calls > loop_calls) looped.clear();
@@ -113,10 +116,10 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.samples = samples.size();
     b.waited_ms = log.waited_ms;
     b.fixed_ms = median_of(fixed);
-    {  // how much a sample's fixed cost moves (CUPTI's start does, on a GPU): its 90th percentile's lead
+    {  // how much a sample's fixed cost moves (CUPTI's start does, on a GPU): its upper quartile's lead
         std::vector<double> f = fixed;
         std::sort(f.begin(), f.end());
-        b.fixed_spread_ms = std::max(0.0, f[std::min(f.size() - 1, f.size() * 9 / 10)] - b.fixed_ms);
+        b.fixed_spread_ms = std::max(0.0, f[std::min(f.size() - 1, f.size() * 3 / 4)] - b.fixed_ms);
     }
     if (!looped.empty()) b.loop_ms_per_call = std::max(0.0, (median_of(looped) - b.fixed_ms) / loop_calls);
     b.lower = timer != "cuda_events";

@@ -55,7 +55,8 @@ struct parent_clock_log {
 
 /// The margins of the bound: a run is invalid when the median over its samples of
 /// (window - fixed cost - reported time of the sample) exceeds abs_ms + frac * the median
-/// window, plus twice the spread of the fixed cost (its 90th percentile over its median), plus
+/// window, plus twice the spread of the fixed cost (its upper quartile over its median, the
+/// first three empty samples left out), plus
 /// what a timer does not count by design: the eager loop's cost between calls
 /// (the empty samples' cost a call) and, on CUPTI, the gaps between a graph's nodes. Per-call
 /// CUDA events on the eager path (timer cuda_events) are not bounded: the host launches each

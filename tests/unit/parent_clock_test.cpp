@@ -65,6 +65,18 @@ TEST(ClockBound, AFewSlowWindowsDoNotBreakItButMostDo) {
     EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.1, 100)).held);
 }
 
+TEST(ClockBound, TheFirstEmptySamplesAndTheSpreadOfTheRest) {
+    // The first three of 15 empty samples pay for first uses (CUPTI's first start): left out.
+    auto log = log_of(10, 10.1, 100);
+    log.empty.clear();
+    for (double ms : {3.0, 2.0, 1.5}) log.empty.push_back({ms, 0});
+    for (int i = 0; i < 12; ++i) log.empty.push_back({i < 9 ? 0.1 : 0.3, 0});
+    auto b = check_clock_bound(log, line_of(10, 0.1, 100));
+    EXPECT_NEAR(b.fixed_ms, 0.1, 1e-9);
+    EXPECT_NEAR(b.fixed_spread_ms, 0.2, 1e-9);  // the upper quartile's lead
+    EXPECT_NEAR(b.allowance_ms, 0.25 + 0.05 * 10.1 + 2 * 0.2, 1e-9);
+}
+
 TEST(ClockBound, TheEagerLoopsCostBetweenCallsIsAllowed) {
     // 1000 calls of 10 us reported; the loop costs 2 us a call outside the timed calls.
     auto log = log_of(10, 0.1 + 10 + 2, 1000);
