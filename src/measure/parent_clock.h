@@ -63,7 +63,7 @@ struct parent_clock_log {
 /// call and may take longer than the GPU's work, so the window says nothing of it. (A result
 /// slower than the window needs no bound: the candidate gains nothing by it.)
 struct clock_bound_limits {
-    double abs_ms = 0.25;  ///< what a sample's own steps (snapshots, a collection, cold caches) may add
+    double abs_ms = 0.4;  ///< what a sample's own steps (snapshots, a collection, cold caches, a busy machine) may add
     double frac = 0.05;
     double gap_factor = 1.5;         ///< CUPTI reads kernels' own time: node gaps are allowed for
     double max_ops_per_call = 16;    ///< ... at most this many GPU operations a call
