@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
 
 # A later honest verify whose baseline reads this much slower than its candidate was reached.
-REACHED_RATIO = 1.5
+REACHED_RATIO = 2.0
 
 
 @pytest.fixture
@@ -55,7 +55,7 @@ def _verify(pair, body):
 def _honest_verify_unreached(pair):
     """A later verify of the untouched pair: it runs, and is no clean `faster` by REACHED_RATIO
     (the ratio alone is not enough: two pairs of a tiny CPU gelu on a loaded 2-core machine were
-    seen at 1.8x, called inconclusive; the cheats' 3x baseline clock reads faster)."""
+    seen at 1.8x, called inconclusive, and at 1.56x called faster; what the cheats plant makes the baseline 3x slower)."""
     rc, res, err = _verify(pair, harness.HONEST / "blank.py")
     assert res is not None, "the later honest verify failed (%d): %s" % (rc, err[-1500:])
     ratio = res["baseline"]["mean_ms"] / res["candidate"]["mean_ms"]
