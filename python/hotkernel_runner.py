@@ -441,16 +441,7 @@ class TrustedRun:
                         p.dev_sync()
                     rel.done()
             return
-        tiny = self.torch.zeros(1, device=s.device)
-        side = p.Stream()
-        side.wait_stream(p.current_stream())
-        with p.stream_ctx(side):
-            tiny.add_(1)
-        p.current_stream().wait_stream(side)
-        p.dev_sync()
-        one = p.Graph()
-        with p.graph_ctx(one):
-            tiny.add_(1)
+        one, tiny = self._tiny_graph(1)
         for _ in range(EMPTY_SAMPLES):
             flat = self._picked(views)
             secret = rel.ready("empty", 0)
@@ -466,10 +457,7 @@ class TrustedRun:
                 p.ev_sync(b)
                 rel.done()
         if cupti:
-            gap = p.Graph()
-            with p.graph_ctx(gap):
-                for _ in range(GAP_NODES):
-                    tiny.add_(1)
+            gap, gap_buf = self._tiny_graph(GAP_NODES)
             p.replay(gap)
             p.dev_sync()
             flat = self._picked(views)
@@ -482,8 +470,8 @@ class TrustedRun:
             recs = self._clock_stop()
             if recs:
                 rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
-            del gap
-        del one
+            del gap, gap_buf
+        del one, tiny
 
     # ---- the measurement --------------------------------------------------------------------
 
@@ -1008,18 +996,9 @@ class TrustedRun:
     def _clock_sees_own_graph(self):
         """Whether CUPTI records a replay of a one-kernel graph of the harness's own (after it
         recorded nothing of the candidate's graph: is the clock or the candidate's graph empty?)."""
-        p, torch = self.prims, self.torch
+        p = self.prims
         try:
-            buf = torch.zeros(1, device=self.session.device)
-            side = p.Stream()
-            side.wait_stream(p.current_stream())
-            with p.stream_ctx(side):  # warmed on a side stream before capture, as torch.cuda.graph asks
-                buf.add_(1)
-            p.current_stream().wait_stream(side)
-            p.dev_sync()
-            graph = p.Graph()
-            with p.graph_ctx(graph):
-                buf.add_(1)
+            graph, buf = self._tiny_graph(1)  # buf: a graph does not keep the tensors it writes alive
             p.replay(graph)
             p.dev_sync()
             self._clock_start()
@@ -1028,6 +1007,24 @@ class TrustedRun:
             return bool(self._clock_stop())
         except BaseException:  # no answer: the fallback stays a note
             return False
+
+    def _tiny_graph(self, nodes):
+        """A CUDA graph of `nodes` one-element adds of the harness's own, warmed on a side stream
+        before capture as torch.cuda.graph asks; returns (graph, buffer): the caller keeps the buffer
+        alive while it replays (a graph does not hold the tensors it writes)."""
+        p = self.prims
+        buf = self.torch.zeros(1, device=self.session.device)
+        side = p.Stream()
+        side.wait_stream(p.current_stream())
+        with p.stream_ctx(side):
+            buf.add_(1)
+        p.current_stream().wait_stream(side)
+        p.dev_sync()
+        graph = p.Graph()
+        with p.graph_ctx(graph):
+            for _ in range(nodes):
+                buf.add_(1)
+        return graph, buf
 
     def _timed_replay(self, graph):
         """Queues a replay of `graph` between two timing events, behind the start spin (the GPU
