@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <deque>
 #include <iostream>
 #include <map>
@@ -93,11 +94,50 @@ json collect_args(const tool_spec& tool, const std::deque<flag_value>& values) {
     return args;
 }
 
-void draw_progress(const std::string& tool, double done, double total, const std::string& msg) {
-    static bool tty = ::isatty(2) != 0;
-    if (!tty) return;
-    if (total > 0) std::cerr << fmt::format("\r\033[K[{}] {:.0f}/{:.0f} {}", tool, done, total, msg) << std::flush;
-    else std::cerr << fmt::format("\r\033[K[{}] {}", tool, msg) << std::flush;
+/// Progress on stderr: a bar redrawn in place on a terminal; in a log (CI), one line per step at
+/// most once a second, so a long verify shows life without flooding the log.
+class progress_printer {
+public:
+    progress_printer(std::string tool, bool quiet) : m_tool(std::move(tool)), m_quiet(quiet), m_tty(::isatty(2) != 0) {}
+
+    void operator()(double done, double total, const std::string& msg) {
+        if (m_quiet) return;
+        const std::string text = total > 0 ? fmt::format("{:.0f}/{:.0f} {}", done, total, msg) : msg;
+        if (m_tty) {
+            std::cerr << fmt::format("\r\033[K[{}] {}", m_tool, text) << std::flush;
+            m_drawn = true;
+            return;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (m_printed && now - m_last < std::chrono::seconds(1)) return;
+        const double elapsed = std::chrono::duration<double>(now - m_start).count();
+        std::cerr << fmt::format("hotkernel {}: {} ({:.0f} s)\n", m_tool, text, elapsed) << std::flush;
+        m_printed = true;
+        m_last = now;
+    }
+
+    /// Clears the bar before the result is printed.
+    void finish() {
+        if (m_tty && m_drawn) std::cerr << "\r\033[K" << std::flush;
+    }
+
+private:
+    std::string m_tool;
+    bool m_quiet;
+    bool m_tty;
+    bool m_drawn = false;
+    bool m_printed = false;
+    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point m_last{};
+};
+
+/// A verify's gate (fail_on) decides the exit code; any other result exits 0.
+int result_exit_code(const json& result) {
+    if (!result.is_object() || !result.contains("gate") || !result["gate"].is_object()) return 0;
+    const std::string outcome = result["gate"].value("outcome", std::string());
+    if (outcome == "pass") return static_cast<int>(exit_status::ok);
+    if (outcome == "fail") return static_cast<int>(exit_status::gate_failed);
+    return static_cast<int>(exit_status::undecided);
 }
 
 }  // namespace
@@ -106,15 +146,20 @@ int run_cli(int argc, char** argv) {
     CLI::App app{"hotkernel: the measuring loop for making a GPU kernel faster.\n"
                  "Every tool prints a readable result, or one JSON object with --json.\n"
                  "`hotkernel mcp` serves the same tools to an agent over stdio (MCP)."};
+    app.footer("Exit codes: 0 success; 1 the tool failed, or a verify --fail-on gate failed (slower, incorrect, "
+               "invalid, past the regression bound); 2 usage; 3 internal error (please report); 4 a --fail-on gate "
+               "undecided (inconclusive where the gate needs a decision: retry or raise --n).");
     app.name("hotkernel");
     app.set_version_flag("--version", std::string("hotkernel ") + HOTKERNEL_VERSION);
     app.fallthrough(true);
     app.require_subcommand(0, 1);
 
     bool as_json = false;
+    bool quiet = false;
     std::string python;
     std::string json_out;
     app.add_flag("--json", as_json, "Print the result as one JSON object (the same object MCP returns)");
+    app.add_flag("--quiet,-q", quiet, "No progress on stderr (by default a bar on a terminal, a line a second in a log)");
     app.add_option("--json-out", json_out, "Also write the result as JSON to this file (e.g. a verify result to pass to record)");
     app.add_option("--python", python,
                    "The Python interpreter that runs your kernels (default: $HOTKERNEL_PYTHON, else python3 on PATH)");
@@ -205,20 +250,22 @@ int run_cli(int argc, char** argv) {
     tool_context ctx;
     ctx.runner = fake ? fake.get() : &runner;
     ctx.python = python;
-    ctx.progress = [name = to_kebab(tool->name)](double done, double total, const std::string& msg) { draw_progress(name, done, total, msg); };
+    auto progress = std::make_shared<progress_printer>(to_kebab(tool->name), quiet);
+    ctx.progress = [progress](double done, double total, const std::string& msg) { (*progress)(done, total, msg); };
     ctx.log = [](const std::string& line) { std::cerr << line << "\n"; };
     try {
         json result = call_tool(*tool, collect_args(*tool, values), ctx);
-        draw_progress("", 0, 0, "");
-        if (::isatty(2)) std::cerr << "\r\033[K" << std::flush;
+        progress->finish();
         if (!json_out.empty()) write_file_atomic(json_out, dump_pretty(result) + "\n");
         if (as_json) std::cout << dump_pretty(result) << "\n";
         else std::cout << (tool->render ? tool->render(result) : render_text(result));
-        return 0;
+        return result_exit_code(result);
     } catch (const usage_error& e) {
+        progress->finish();
         std::cerr << "hotkernel: error: " << e.what() << "\n";
         return static_cast<int>(exit_status::usage);
     } catch (const tool_error& e) {
+        progress->finish();
         std::cerr << "hotkernel: error: " << e.what() << "\n";
         return static_cast<int>(exit_status::tool_failed);
     }

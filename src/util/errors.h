@@ -17,7 +17,8 @@ struct usage_error : tool_error {
     using tool_error::tool_error;
 };
 
-/// Exit codes of the CLI, in one place.
-enum class exit_status : int { ok = 0, tool_failed = 1, usage = 2, internal = 3 };
+/// Exit codes of the CLI, in one place (README "Exit codes"). A verify with fail_on exits
+/// gate_failed or undecided by its gate; without it, ok whatever the verdict.
+enum class exit_status : int { ok = 0, tool_failed = 1, gate_failed = 1, usage = 2, internal = 3, undecided = 4 };
 
 }  // namespace hotkernel
