@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "registry/tool.h"
+#include "util/schema_version.h"
 #include "report/findings.h"
 #include "util/strings.h"
 
@@ -178,6 +179,7 @@ json call_tool(const tool_spec& tool, const json& args, tool_context& ctx) {
     const json valid = validate_args(tool, args);
     json result = tool.handler(valid, ctx);
     normalize_findings(result);  // one shape for every result, whatever a handler still pushes
+    stamp_schema(result);
     return result;
 }
 

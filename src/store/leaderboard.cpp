@@ -1,5 +1,6 @@
 // Rendering LEADERBOARD.md from result entries (pure).
 #include "store/leaderboard.h"
+#include "util/schema_version.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,12 +67,14 @@ std::string string_field(const json& j, const char* key) {
 
 std::string check_result_doc(const json& doc) {
     if (!doc.is_object()) return "not a JSON object";
+    if (std::string why = newer_schema(doc); !why.empty()) return why;
     if (!doc.contains("format")) return "no \"format\" field (not written by hotkernel record)";
     if (doc["format"] != 1) return "unknown format " + dump_line(doc["format"]) + " (this hotkernel reads format 1)";
     if (!doc.contains("target") || !doc["target"].is_string() || doc["target"].get<std::string>().empty())
         return "no \"target\"";
     if (!doc.contains("result") || !doc["result"].is_object()) return "no \"result\" object";
     const json& r = doc["result"];
+    if (std::string why = newer_schema(r); !why.empty()) return "its result: " + why;
     if (!r.contains("verdict") || !r["verdict"].is_string() || !verdicts().count(r["verdict"].get<std::string>()))
         return "result has no valid \"verdict\"";
     if (r["verdict"] == "faster" && !(r.contains("speedup") && r["speedup"].is_number()))

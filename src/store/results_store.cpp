@@ -19,6 +19,7 @@
 #include "util/errors.h"
 #include "util/files.h"
 #include "util/hash.h"
+#include "util/schema_version.h"
 
 namespace hotkernel {
 namespace fs = std::filesystem;
@@ -61,6 +62,7 @@ std::string result_target(const json& r) {
 
 std::string check_verify_result(const json& r) {
     if (!r.is_object()) return "it is not a JSON object";
+    if (std::string why = newer_schema(r); !why.empty()) return why;
     if (!r.contains("verdict") || !r["verdict"].is_string()) return "it has no \"verdict\"";
     const std::string v = r["verdict"].get<std::string>();
     if (v != "faster" && v != "slower" && v != "inconclusive" && v != "incorrect" && v != "invalid")
@@ -145,6 +147,7 @@ record_outcome record_result(const json& verify_result, const std::string& note,
 
     json doc{{"format", 1}, {"target", out.target}, {"recorded_utc", now_utc}, {"note", note},
              {"who", who},  {"result", verify_result}};
+    stamp_schema(doc);
     std::error_code ec;
     fs::create_directories(results_dir / out.target, ec);
     if (ec)

@@ -212,3 +212,14 @@ std::string case_insensitive_regex(const std::string& pattern_in) {
 }
 
 }  // namespace hotkernel
+
+namespace hotkernel {
+
+std::string cut_short(std::string_view s, std::size_t max_bytes) {
+    if (s.size() <= max_bytes) return std::string(s);
+    std::size_t end = max_bytes > 3 ? max_bytes - 3 : 0;
+    while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;  // not inside a character
+    return std::string(s.substr(0, end)) + "...";
+}
+
+}  // namespace hotkernel
