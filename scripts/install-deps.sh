@@ -15,7 +15,7 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 apt_pkgs=()
 want build && apt_pkgs+=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev
-                         libgtest-dev libgmock-dev libboost-dev libssl-dev python3 python3-pytest ccache)
+                         libgtest-dev libgmock-dev libboost-dev libssl-dev python3 python3-pytest ccache git)
 want python && apt_pkgs+=(python3-torch python3-numpy python3-pytest)
 want torch2 && apt_pkgs+=(python3-venv binutils)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
@@ -47,6 +47,17 @@ if want python && ! python3 -c "import xdist" 2>/dev/null; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-pytest-xdist
   else
     python3 -m pip install -q --disable-pip-version-check pytest-xdist==3.8.0 execnet==2.1.2
+  fi
+fi
+
+# jsonschema for the python3 the tests run under (the export tests validate files against the
+# formats' published schemas).
+if want python && ! python3 -c "import jsonschema" 2>/dev/null; then
+  if [ "$(command -v python3)" = /usr/bin/python3 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3-jsonschema
+  else
+    python3 -m pip install -q --disable-pip-version-check jsonschema==4.26.0 jsonschema-specifications==2025.9.1 \
+      referencing==0.37.0 rpds-py==0.30.0 attrs==26.1.0 typing_extensions==4.15.0
   fi
 fi
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "export/export.h"
 #include "registry/tool.h"
 #include "report/findings.h"
 #include "store/results_store.h"
@@ -48,9 +49,12 @@ struct record_args {
     std::string who;
     std::string results_dir;
     std::string leaderboard;
+    std::vector<std::string> exports;
 };
 
 json record_handler(const record_args& args, tool_context& ctx) {
+    std::vector<export_spec> exports;
+    for (const auto& e : args.exports) exports.push_back(parse_export(e, "record: parameter 'export'"));
     const json result = load_verify_result(args.result);
     const std::string note = one_line(args.note, "note", "'fused the bias add into the matmul epilogue'");
     const std::string who = one_line(args.who, "who", "'agent: running kernel-speedrun unattended'");
@@ -63,15 +67,17 @@ json record_handler(const record_args& args, tool_context& ctx) {
     json warnings = json::array();
     if (!o.skipped.empty())
         warnings.push_back(findings::results_skipped(o.skipped.size(), results_dir.string()));
-    return json{{"file", o.file.string()},
-                {"target", o.target},
-                {"verdict", result["verdict"]},
-                {"leaderboard", o.leaderboard.string()},
-                {"row", o.row},
-                {"rows", o.rows},
-                {"sections", o.sections},
-                {"skipped", skipped},
-                {"warnings", warnings}};
+    json out{{"file", o.file.string()},
+             {"target", o.target},
+             {"verdict", result["verdict"]},
+             {"leaderboard", o.leaderboard.string()},
+             {"row", o.row},
+             {"rows", o.rows},
+             {"sections", o.sections},
+             {"skipped", skipped},
+             {"warnings", warnings}};
+    if (!exports.empty()) out["exports"] = write_exports(exports, result);
+    return out;
 }
 
 }  // namespace
@@ -119,7 +125,12 @@ tool_spec record_tool() {
                {.name = "results_dir", .summary = "Folder holding the result files", .default_value = "results"}),
          param(&record_args::leaderboard, {.name = "leaderboard",
                                            .summary = "The leaderboard file to regenerate",
-                                           .default_value = "LEADERBOARD.md"})},
+                                           .default_value = "LEADERBOARD.md"}),
+         param(&record_args::exports,
+               {.name = "export",
+                .summary = "Also write the recorded result as FORMAT:PATH, FORMAT one of markdown, csv, bmf (Bencher), "
+                           "github-action-benchmark (customSmallerIsBetter); a PATH ending .md or .csv needs no "
+                           "FORMAT"})},
         record_handler);
 }
 

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "export/export.h"
 #include "gpu/gpu_query.h"
 #include "gpu/roofline.h"
 #include "gpu/spec_table.h"
@@ -22,11 +23,13 @@
 #include "registry/tool.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "stats/gate.h"
 #include "stats/paired.h"
 #include "stats/stopping.h"
 #include "stats/summary.h"
 #include "store/results_store.h"
 #include "util/strings.h"
+#include "vcs/git_checkout.h"
 #include "version.h"
 
 namespace hotkernel {
@@ -114,7 +117,7 @@ void roofline_check(const json& line, const gpu_context& g, double candidate_min
 
 struct verify_args {
     std::string baseline;
-    std::string candidate;
+    std::optional<std::string> candidate;
     std::size_t n = 0;
     std::optional<std::size_t> warmup;
     double timeout_s = 0;
@@ -123,15 +126,45 @@ struct verify_args {
     bool allow_unsandboxed = false;
     bool isolate = true;
     bool stop_early = true;
+    std::optional<std::string> fail_on;
+    std::vector<std::string> exports;
+    std::optional<std::string> baseline_ref;
 };
 
+/// The gate's verdict on the result, as the result's `gate` object.
+json gate_json(const gate_rule& rule, const json& result) {
+    gate_input in{.verdict = result.value("verdict", std::string())};
+    if (result.contains("speedup") && result["speedup"].is_number()) in.speedup = result["speedup"].get<double>();
+    if (result.contains("speedup_ci95") && result["speedup_ci95"].is_object()) {
+        const json& ci = result["speedup_ci95"];
+        if (ci.value("low", json()).is_number()) in.ci_low = ci["low"].get<double>();
+        if (ci.value("high", json()).is_number()) in.ci_high = ci["high"].get<double>();
+    }
+    const gate_result g = apply_gate(rule, in);
+    return json{{"fail_on", gate_text(rule)}, {"outcome", to_string(g.outcome)}, {"reason", g.reason}};
+}
+
 json verify_handler(const verify_args& a, tool_context& ctx) {
-    const std::string& baseline = a.baseline;
-    const std::string& candidate = a.candidate;
+    if (!a.candidate && !a.baseline_ref)
+        throw usage_error("verify: missing required parameter 'candidate' (Path of the candidate script); or give "
+                          "baseline_ref to verify the working copy of baseline against that git ref");
+    const std::string candidate = a.candidate.value_or(a.baseline);
     const std::size_t n = a.n;
     const bool stop_early = a.stop_early;
     const double timeout_s = a.timeout_s;
     const std::vector<std::string>& script_args = a.args;
+    std::optional<gate_rule> gate;
+    if (a.fail_on) {  // checked before any run: a typo must not cost a verify
+        std::string why;
+        gate = parse_gate(*a.fail_on, why);
+        if (!gate) throw usage_error(fmt::format("verify: parameter 'fail_on': {}", why));
+    }
+    std::vector<export_spec> exports;
+    for (const auto& e : a.exports) exports.push_back(parse_export(e, "verify: parameter 'export'"));
+    // baseline_ref: the baseline's folder as it is in that commit, copied out; removed on return.
+    std::optional<ref_checkout> from_ref;
+    if (a.baseline_ref) from_ref.emplace(checkout_script_at(*a.baseline_ref, a.baseline, *ctx.runner, ctx.cancel));
+    const std::string baseline = from_ref ? from_ref->script.string() : a.baseline;
     for (const auto& [role, path] : {std::pair{"baseline", baseline}, std::pair{"candidate", candidate}}) {
         std::error_code ec;
         if (!fs::is_regular_file(path, ec))
@@ -180,7 +213,10 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
         target = stem;
     }
     result["target"] = target;
-    result["baseline_script"] = baseline;
+    result["baseline_script"] = from_ref ? from_ref->ref + ":" + from_ref->rel_path : baseline;
+    if (from_ref)
+        result["baseline_ref"] = json{{"ref", from_ref->ref}, {"commit", from_ref->commit}, {"path", from_ref->rel_path},
+                                      {"files", from_ref->files}};
     result["candidate_script"] = candidate;
     result["n"] = in.baseline.size();
     result["n_max"] = n;
@@ -258,6 +294,8 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     json runs = json::array();
     for (const run_record* r : all) runs.push_back(r->to_json());
     result["runs"] = runs;
+    if (gate) result["gate"] = gate_json(*gate, result);
+    if (!exports.empty()) result["exports"] = write_exports(exports, result);
     return result;
 }
 
@@ -285,6 +323,9 @@ std::string verify_render(const json& r) {
                            r.value("warmup", 0));
     if (r.contains("stopped_early") && r["stopped_early"].is_string())
         out += "stopped:   " + r["stopped_early"].get<std::string>() + "\n";
+    if (r.contains("gate") && r["gate"].is_object())
+        out += fmt::format("gate:      {} ({}): {}\n", r["gate"].value("outcome", "?"), r["gate"].value("fail_on", "?"),
+                           r["gate"].value("reason", ""));
     const json& m = r["measurement"];
     out += fmt::format("gpu:       {}\n", m["gpu"].is_object() ? m["gpu"].value("name", "?") : "none (" + m.value("gpu_note", std::string()) + ")");
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
@@ -300,7 +341,10 @@ std::vector<bound_param<verify_args>> verify_params() {
         param(&verify_args::baseline,
               {.name = "baseline", .summary = "Path of the baseline script", .required = true, .positional = true}),
         param(&verify_args::candidate,
-              {.name = "candidate", .summary = "Path of the candidate script", .required = true, .positional = true}),
+              {.name = "candidate",
+               .summary = "Path of the candidate script (required unless baseline_ref is given: then the working copy "
+                          "of baseline)",
+               .positional = true}),
         param(&verify_args::n, {.name = "n",
                                 .summary = "Timed pairs: runs of each script after warm-up; with stop_early, the most "
                                            "it runs",
@@ -324,6 +368,21 @@ std::vector<bound_param<verify_args>> verify_params() {
                           ">= 4, or as soon as a run prints ok=false. The verdict is the seed's rule on the pairs run; "
                           "false: exactly n pairs",
                .default_value = true}),
+        param(&verify_args::fail_on,
+              {.name = "fail_on",
+               .summary = "A CI gate on the verdict, reported as the result's gate (pass, fail, undecided; the CLI "
+                          "exits 0, 1, 4): slower (fails on slower, incorrect, invalid), not-faster (passes only on "
+                          "faster; inconclusive is undecided), regression:<pct> (fails when the speedup's 95% CI lies "
+                          "below 1/(1+pct/100), undecided when it straddles it)"}),
+        param(&verify_args::exports,
+              {.name = "export",
+               .summary = "Also write the result as FORMAT:PATH, FORMAT one of markdown, csv, bmf (Bencher), "
+                          "github-action-benchmark (customSmallerIsBetter); a PATH ending .md or .csv needs no FORMAT"}),
+        param(&verify_args::baseline_ref,
+              {.name = "baseline_ref",
+               .summary = "A git ref (branch, tag, commit): the baseline is baseline's file, and the files of its folder, "
+                          "as they are in that commit (copied to a temporary folder); e.g. verify kernel.py --baseline-ref "
+                          "main compares the working copy with main"}),
     };
 }
 
@@ -372,7 +431,14 @@ tool_spec verify_tool() {
           {"flags", findings_schema(finding_kind::flag)},
           {"warnings", findings_schema(finding_kind::warning)},
           {"measurement", {{"type", "object"}}},
-          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"gate",
+           {{"type", "object"},
+            {"description", "present with fail_on: the gate's outcome on this verdict"},
+            {"properties",
+             {{"fail_on", {{"type", "string"}}},
+              {"outcome", {{"type", "string"}, {"enum", {"pass", "fail", "undecided"}}}},
+              {"reason", {{"type", "string"}}}}}}}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
     t.render = verify_render;
     return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
