@@ -270,7 +270,12 @@ TEST_F(session_fixture, tools_list_comes_from_the_registry) {
 
 TEST_F(session_fixture, tools_call_result_shapes) {
     json r = call(1, "echo", {{"text", "hi"}, {"n", 3}})["result"];
-    EXPECT_EQ(r["structuredContent"], (json{{"text", "hi"}, {"n", 3}}));
+    json own = r["structuredContent"];
+    EXPECT_EQ(own["schema_version"], "1.0");  // every result is stamped (util/schema_version.h)
+    EXPECT_TRUE(own["hotkernel_version"].is_string());
+    own.erase("schema_version");
+    own.erase("hotkernel_version");
+    EXPECT_EQ(own, (json{{"text", "hi"}, {"n", 3}}));
     EXPECT_EQ(json::parse(r["content"][0]["text"].get<std::string>()), r["structuredContent"]);
     EXPECT_EQ(r["content"][0]["type"], "text");
     EXPECT_FALSE(r.contains("isError"));
