@@ -1,24 +1,10 @@
 """The contract's profile mode: a few calls of the kernel in named ranges, without reference, check
 or timer, selected by HOTKERNEL_PROFILE for a script's __main__ and never by the measuring paths."""
 import json
-import shutil
 
-import pytest
-
-from conftest import ROOT, py_snippet, run_script, shared_scaffold
+from conftest import ROOT, py_snippet, run_script
 
 STAGE = "hotkernel-profile: "
-
-
-@pytest.fixture()
-def gelu(py, tmp_path_factory, tmp_path):
-    """gelu scaffolded once per interpreter (64x128 bf16 on the CPU), copied for this test."""
-    src, rc, res, err = shared_scaffold(tmp_path_factory, py, "torch.nn.functional:gelu", "--shape", "64x128",
-                                        "--iters", "5")
-    assert rc == 0, err
-    d = tmp_path / "gelu"
-    shutil.copytree(src, d)
-    return d
 
 
 def counting(gelu, name="counting", reference=None):
