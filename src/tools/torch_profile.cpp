@@ -33,7 +33,7 @@ runner_lines read_runner_lines(const std::string& channel) {
         }
         if (j.contains("stage") && j.size() <= 2) {
             r.stage = j["stage"].is_string() ? j["stage"].get<std::string>().substr(0, 200) : std::string();
-            r.stage_t = j.value("t", 0.0);
+            r.stage_t = j.contains("t") && j["t"].is_number() ? j["t"].get<double>() : 0.0;
         } else {
             r.result = std::move(j);
         }
@@ -43,7 +43,7 @@ runner_lines read_runner_lines(const std::string& channel) {
 
 /// " while importing torch (from 1.2 s on)": what the runner was doing when it stopped.
 std::string while_stage(const runner_lines& lines, const std::string& python) {
-    if (lines.stage.empty()) return fmt::format(" while {} started (before it imported anything)", python);
+    if (lines.stage.empty()) return fmt::format(" while {} was starting (before it imported anything)", python);
     return fmt::format(" while {} (from {:.1f} s on)", lines.stage, lines.stage_t);
 }
 
