@@ -14,6 +14,9 @@ it reads TARGET from the file's text (ast, no import), prepares everything, and 
 imports the file to get `kernel`. With HOTKERNEL_RESULT_FD (and HOTKERNEL_NONCE) set, the
 result line goes to that inherited descriptor instead of stdout.
 
+Profile mode (HOTKERNEL_PROFILE=1, or profile_file): a few calls of `kernel` in NVTX ranges and
+torch.profiler labels, without reference, check or timer, for torch_profile, ncu and nsys.
+
 Result line (one JSON object): protocol, target, role, status, ok, reason, ms, samples_ms,
 timer, iters, calls_per_sample, seed, rotate_k, shapes, dtype, device, error{max_abs, rel,
 atol, rtol, scale, tol_used}, checked, roofline_inputs{flops, bytes, dtype}, versions{python, torch,
@@ -1321,6 +1324,189 @@ def error_result(target, role, exc):
 
 
 # ---------------------------------------------------------------------------------------------
+# Profile mode: a few calls of the kernel, each in a named range, for a profiler to look at
+# ---------------------------------------------------------------------------------------------
+
+# A profiler attached to a measuring run sees all of it: the fp32 reference, the checks, seconds
+# of warm-up, graph capture and replays, and KernelClock, which takes CUPTI's activity callbacks
+# (one set a process) from torch.profiler's own CUPTI client. Profile mode, which the profiling
+# tools select (HOTKERNEL_PROFILE=1 for a script's __main__; profile_file() for a file), draws
+# the inputs a measurement would, makes PROFILE_WARMUP_CALLS calls (compilation, autotuning, lazy
+# loading), then PROFILE_CALLS calls over the rotated sets, each in an NVTX range and a
+# torch.profiler label named PROFILE_CALL_RANGE % role, all inside the NVTX range PROFILE_RANGE
+# (what ncu's --nvtx-include and nsys's --capture-range select). No reference, no check, no
+# timer, no CUPTI: what a profiler records in the range is the calls' own work; correctness
+# and speed are verify's. The trusted runner never calls main(), so it never enters this mode.
+PROFILE_MODE = 1  # the tools look for it in a vendored copy; raised when the mode changes
+PROFILE_ENV = "HOTKERNEL_PROFILE"
+PROFILE_RANGE = "hotkernel.profile"
+PROFILE_CALL_RANGE = "hotkernel.%s"
+PROFILE_WARMUP_CALLS = 3
+PROFILE_CALLS = 5
+# Each stage begun goes to stderr as one line with this prefix, so a tool whose profiler ran
+# past its time limit can say what the run was doing.
+PROFILE_STAGE_PREFIX = "hotkernel-profile: "
+
+
+def profile_mode_requested(environ=None):
+    """Whether HOTKERNEL_PROFILE asks a script's __main__ for profile mode (set, not "0")."""
+    v = (os.environ if environ is None else environ).get(PROFILE_ENV, "")
+    return v.strip() not in ("", "0")
+
+
+def script_role(path):
+    """The role a target script's __main__ passes to main() ("candidate" when it names none)."""
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=path)
+    except (OSError, SyntaxError, ValueError):
+        return "candidate"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "main":
+            for kw in node.keywords:
+                if kw.arg == "role" and isinstance(kw.value, ast.Constant) and kw.value.value in ("baseline",
+                                                                                                  "candidate"):
+                    return kw.value.value
+    return "candidate"
+
+
+def _stage_to_stderr(text):
+    sys.stderr.write(PROFILE_STAGE_PREFIX + text + "\n")
+    sys.stderr.flush()
+
+
+class _Ranges:
+    """NVTX push/pop (on CUDA, where torch has NVTX) and a torch.profiler label around a block."""
+
+    def __init__(self, name, cuda, label=True):
+        self.name, self.label = name, label
+        self.nvtx = None
+        if cuda:
+            try:
+                nvtx = torch.cuda.nvtx
+                nvtx.range_push  # a torch built without NVTX has no such attribute
+                self.nvtx = nvtx
+            except (AttributeError, RuntimeError, ImportError):
+                self.nvtx = None
+
+    def __enter__(self):
+        if self.nvtx is not None:
+            self.nvtx.range_push(self.name)
+        self._rf = torch.autograd.profiler.record_function(self.name) if self.label else None
+        if self._rf is not None:
+            self._rf.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._rf is not None:
+            self._rf.__exit__(*exc)
+        if self.nvtx is not None:
+            self.nvtx.range_pop()
+
+
+class _NoWindow:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def profile_calls(target, fn, role="candidate", calls=PROFILE_CALLS, warmup=PROFILE_WARMUP_CALLS, window=None,
+                  stage=None, seed=None, base_dir=None):
+    """Profile mode (above): the inputs, `warmup` calls, then `calls` calls each in its ranges.
+
+    window: a context manager entered around the ranged calls only (torch_profile's
+    torch.profiler), so it records nothing of the inputs, the import or the warm-up. stage: called
+    with the name of each stage begun (default: a line on stderr). Returns the result dict
+    (status "profiled", or "error" with the stage that failed); never raises for the user's
+    mistakes."""
+    stage = stage or _stage_to_stderr
+    t0 = time.perf_counter()
+    name = PROFILE_CALL_RANGE % role
+    res = {"protocol": PROTOCOL, "mode": "profile", "target": None, "role": role, "status": None, "ok": None,
+           "reason": None, "ms": None, "samples_ms": [], "range": PROFILE_RANGE, "call_range": name,
+           "calls": int(calls), "warmup_calls": int(warmup), "versions": versions(),
+           "contract_sha256": contract_sha256()}
+    try:
+        stage("drawing the inputs")
+        t = Target.from_dict(target, base_dir)
+        res["target"] = t.name
+        device = resolve_device(t.device)
+        cuda = device.startswith("cuda")
+        sync = torch.cuda.synchronize if cuda else (lambda: None)
+        derive_fn = load_callable(t.derive, t.base_dir) if t.derive else None
+        gen = seeded_generator(device, t.seed if seed is None else int(seed))
+        first = derive_inputs(t, make_raw_inputs(t, gen, device), derive_fn)
+        res.update({"device": device, "dtype": t.dtype_name,
+                    "gpu": torch.cuda.get_device_name(torch.device(device)) if cuda else None,
+                    "shapes": {n: list(x.shape) for n, x in zip(t.call_names, first)}})
+        fn_name = getattr(fn, "__name__", "kernel")
+        with torch.no_grad():
+            stage("making the first call (compilation, autotuning)")
+            try:
+                outs = as_outputs(fn(*first))
+                sync()
+            except BaseException as e:
+                raise StageError("call", "%s raised %s: %s" % (fn_name, type(e).__name__, e))
+            # The rotated sets a measurement would cycle through, sized the same way, so each
+            # profiled call reads its inputs from DRAM as a timed call does.
+            rotated = sum(tensor_bytes(first[i]) for i, n in enumerate(t.call_names) if t.derive or n in t.rotate)
+            out_bytes = sum(tensor_bytes(o) for o in outs) if outs else 0
+            k = rotation_k((t.min_bytes or rotated) + out_bytes, cache_bytes(device)[0], rotate=bool(t.rotate))
+            stage("drawing %d rotated input sets" % k)
+            sets, _ = draw_sets(t, gen, device, k, derive_fn)
+            res["rotate_k"] = k
+            del outs
+            stage("making %d more warm-up call(s)" % max(0, warmup - 1))
+            try:
+                for j in range(max(0, warmup - 1)):
+                    fn(*sets[j % k])
+                sync()
+            except BaseException as e:
+                raise StageError("call", "during warm-up %s raised %s: %s" % (fn_name, type(e).__name__, e))
+            stage("making %d profiled call(s) in range %s" % (calls, name))
+            outer = _Ranges(PROFILE_RANGE, cuda, label=False)
+            with (window if window is not None else _NoWindow()):
+                with outer:
+                    for j in range(calls):
+                        with _Ranges(name, cuda):
+                            try:
+                                fn(*sets[(max(0, warmup - 1) + j) % k])
+                                sync()
+                            except BaseException as e:
+                                raise StageError("call", "%s raised %s: %s" % (fn_name, type(e).__name__, e))
+                res["nvtx"] = outer.nvtx is not None
+    except (TargetError, StageError) as e:
+        stage_name = getattr(e, "stage", "target")
+        res.update({"status": "error", "ok": False, "reason": "%s: %s" % (stage_name, e)})
+        return res
+    res.update({"status": "profiled", "wall_s": round(time.perf_counter() - t0, 6)})
+    return res
+
+
+def profile_file(path, role=None, calls=PROFILE_CALLS, warmup=PROFILE_WARMUP_CALLS, window=None, stage=None):
+    """Profile mode for a target file, as run_file measures one: TARGET read from its text, the
+    file imported (not as __main__) for its `kernel`, then profile_calls. role: the script's own
+    (script_role) unless given. Returns the result dict."""
+    path = os.path.abspath(path)
+    role = role or script_role(path)
+    stage = stage or _stage_to_stderr
+    try:
+        target = Target.from_dict(read_target_file(path), os.path.dirname(path))
+    except (TargetError, SyntaxError, OSError) as e:
+        return dict(error_result({"name": None}, role, StageError("target", str(e))), mode="profile")
+    # The script's `import hotkernel_contract` gets this module, as the trusted runner's does.
+    sys.modules["hotkernel_contract"] = sys.modules[__name__]
+    stage("importing %s" % os.path.basename(path))
+    try:
+        fn = load_kernel(path)
+    except StageError as e:
+        return dict(error_result(target, role, e), mode="profile")
+    return profile_calls(target, fn, role, calls, warmup, window, stage)
+
+
+# ---------------------------------------------------------------------------------------------
 # Entry points: a script's __main__, and the file runner for an outside harness
 # ---------------------------------------------------------------------------------------------
 
@@ -1350,8 +1536,8 @@ def _finite(v):
 
 
 def exit_code(result):
-    """0: measured (ok true or false); 1: an error stopped the run (user code, target, device)."""
-    return 0 if result.get("status") in ("ok", "incorrect") else 1
+    """0: measured (ok true or false) or profiled; 1: an error stopped the run (user code, target, device)."""
+    return 0 if result.get("status") in ("ok", "incorrect", "profiled") else 1
 
 
 def _result_channel():
@@ -1368,12 +1554,16 @@ def _finish(result):
 
 
 def main(target, fn, role="candidate", file=None):
-    """A target script's __main__: measure fn against the target and print the line; exits."""
+    """A target script's __main__: measure fn against the target and print the line; exits.
+    With HOTKERNEL_PROFILE set (the profiling tools set it), profile mode instead (above)."""
     if file is None:
         file = getattr(sys.modules.get("__main__"), "__file__", None)
     base_dir = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
     try:
-        result = measure(target, fn, role, base_dir=base_dir)
+        if profile_mode_requested():
+            result = profile_calls(target, fn, role, base_dir=base_dir)
+        else:
+            result = measure(target, fn, role, base_dir=base_dir)
     except BaseException as e:  # a bug here or in torch: still one line, never a bare traceback
         traceback.print_exc()
         result = error_result(target, role, e)

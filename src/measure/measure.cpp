@@ -2,6 +2,7 @@
 #include "measure/measure.h"
 #include "measure/clock_check.h"
 #include "measure/sandbox.h"
+#include "nvidia/profiled_target.h"
 #include "process/strays.h"
 #include "report/findings.h"
 #include "util/file_lock.h"
@@ -122,6 +123,8 @@ run_answer fresh_process_launcher::launch(const run_request& req, process_runner
     spec.env_set["HOTKERNEL_ROLE"] = req.role;
     spec.env_set["HOTKERNEL_RUN_INDEX"] = std::to_string(req.index);
     spec.env_set["HOTKERNEL_WARMUP"] = req.warmup ? "1" : "0";
+    // A measured run is never a target's profile mode, whatever the caller's environment says.
+    spec.env_unset.emplace_back(profile_mode_env);
     // Unbuffered so a run killed by its timeout still shows what it printed last.
     spec.env_set["PYTHONUNBUFFERED"] = "1";
     spec.timeout_s = req.timeout_s;

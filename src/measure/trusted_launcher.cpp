@@ -9,6 +9,7 @@
 
 #include "measure/parent_clock.h"
 #include "measure/sandbox.h"
+#include "nvidia/profiled_target.h"
 #include "python/interpreter.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -172,7 +173,8 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     // Unbuffered so a run killed by its timeout still shows what it printed last.
     spec.env_set["PYTHONUNBUFFERED"] = "1";
     // Nothing in the environment tells the script its role, run index or whether it is warm-up.
-    spec.env_unset = {"HOTKERNEL_ROLE", "HOTKERNEL_RUN_INDEX", "HOTKERNEL_WARMUP", "HOTKERNEL_NONCE"};
+    spec.env_unset = {"HOTKERNEL_ROLE", "HOTKERNEL_RUN_INDEX", "HOTKERNEL_WARMUP", "HOTKERNEL_NONCE",
+                      std::string(profile_mode_env)};
     spec.timeout_s = req.timeout_s;
     spec.max_capture_bytes = 4u << 20;
     spec.result_channel = true;

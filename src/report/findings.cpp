@@ -155,6 +155,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
      "call the code at import time, not only under if __name__ == '__main__'"},
     {runner_exit_after_result, "runner_exit_after_result", W, "the runner failed after writing its result",
      "see script_output_tail"},
+    {profile_mode_unavailable, "profile_mode_unavailable", W,
+     "the contract beside the target script has no profile mode, so the whole run was profiled: the fp32 "
+     "reference, the checks and the timing loop too",
+     "copy hotkernel_contract.py from a fresh `hotkernel new` beside the script"},
     {listing_truncated, "listing_truncated", W, "the listing was cut to max_lines", "pass max_lines <= 0 for all of it"},
     {several_cache_entries, "several_cache_entries", W,
      "several Triton cache entries match the kernel name; the newest is shown",
@@ -621,6 +625,14 @@ finding no_kernel_ran() {
 finding runner_exit_after_result(std::string_view outcome) {
     return make(finding_id::runner_exit_after_result,
                 fmt::format("the runner {} after writing its result; see script_output_tail", outcome));
+}
+
+finding profile_mode_unavailable(std::string_view script, std::string_view contract) {
+    return make(finding_id::profile_mode_unavailable,
+                fmt::format("{} imports {}, which has no profile mode (an older copy), so the whole run was profiled: "
+                            "its fp32 reference, checks and timing loop are among the kernels; copy "
+                            "hotkernel_contract.py from a fresh `hotkernel new` beside the script",
+                            script, contract));
 }
 
 finding listing_truncated(std::size_t shown, std::size_t total) {

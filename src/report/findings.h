@@ -80,6 +80,7 @@ enum class finding_id {
     no_gpu_kernels_recorded,
     no_kernel_ran,
     runner_exit_after_result,
+    profile_mode_unavailable,
     // disassemble
     listing_truncated,
     several_cache_entries,
@@ -209,6 +210,8 @@ finding kernel_rows_merged(int kernels);
 finding no_gpu_kernels_recorded();
 finding no_kernel_ran();
 finding runner_exit_after_result(std::string_view outcome);
+/// `script`: the target script profiled; `contract`: the contract beside it, older than profile mode.
+finding profile_mode_unavailable(std::string_view script, std::string_view contract);
 
 // disassemble
 finding listing_truncated(std::size_t shown, std::size_t total);

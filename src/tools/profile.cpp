@@ -9,6 +9,7 @@
 
 #include "nvidia/kernel_tables.h"
 #include "nvidia/nvidia_tools.h"
+#include "nvidia/profiled_target.h"
 #include "parsers/ncu_csv.h"
 #include "parsers/nsys_csv.h"
 #include "python/interpreter.h"
@@ -58,14 +59,37 @@ std::string output_tail(const process_result& r, std::size_t n = 1500) {
     return tail_text(r.stdout_text + (r.stderr_text.empty() ? "" : "\n" + r.stderr_text), n);
 }
 
-void check_ran(const process_result& r, const std::string& what, double timeout_s) {
+/// `waiting_for`: what the run was doing when its time ran out (profiled_target.h), for the error.
+void check_ran(const process_result& r, const std::string& what, double timeout_s, const std::string& waiting_for) {
     if (r.cancelled) throw tool_error(what + " was cancelled");
     if (r.spawn_failed) throw tool_error(what + " could not be started: " + r.spawn_error);
     if (r.timed_out)
-        throw tool_error(fmt::format("{} {}; raise timeout_s, or profile less (ncu: a tighter ncu_kernel_regex and "
-                                     "launch_count). Output tail:\n{}",
-                                     what, r.describe(timeout_s), output_tail(r)));
+        throw tool_error(fmt::format("{} {} while waiting for {}; raise timeout_s, or profile less (ncu: a tighter "
+                                     "ncu_kernel_regex and launch_count). Output tail:\n{}",
+                                     what, r.describe(timeout_s), waiting_for, output_tail(r)));
 }
+
+/// How a target script in the command is profiled: in its contract's profile mode, only the
+/// calls inside the NVTX range; with an older contract the whole run, with a warning.
+struct target_plan {
+    std::optional<profiled_target> target;
+    [[nodiscard]] bool ranged() const { return target && target->profile_mode >= 1; }
+    [[nodiscard]] json to_json() const {
+        if (!target) return nullptr;
+        json j{{"script", target->script.string()}, {"contract", target->contract.string()}};
+        if (ranged()) {
+            j["mode"] = "profile";
+            j["range"] = std::string(profile_mode_range);
+        } else {
+            j["mode"] = "whole_run";
+        }
+        return j;
+    }
+    void add_warning(json& warnings) const {
+        if (target && !ranged())
+            warnings.push_back(findings::profile_mode_unavailable(target->script.string(), target->contract.string()));
+    }
+};
 
 located_tool need_tool(const std::string& name, tool_context& ctx, const std::string& install_hint) {
     auto t = locate_nvidia_tool(name, &ctx);
@@ -77,7 +101,8 @@ located_tool need_tool(const std::string& name, tool_context& ctx, const std::st
     return t;
 }
 
-json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
+json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix,
+             const target_plan& plan) {
     const auto ncu = need_tool("ncu", ctx,
                                "Install Nsight Compute (it ships with the CUDA toolkit) or put ncu on PATH; "
                                "torch_profile works without it");
@@ -99,16 +124,22 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     }
     if (args.launch_count && *args.launch_count > 0) argv.insert(argv.end(), {"-c", std::to_string(*args.launch_count)});
     if (args.launch_skip > 0) argv.insert(argv.end(), {"-s", std::to_string(args.launch_skip)});
+    if (plan.ranged()) {
+        // Only kernels launched inside the range (a push/pop range: the trailing '/').
+        argv.insert(argv.end(), {"--nvtx", "--nvtx-include", std::string(profile_mode_range) + "/"});
+        regex_note += fmt::format(" inside NVTX range {}", profile_mode_range);
+    }
     argv.insert(argv.end(), command.begin(), command.end());
 
     process_spec spec;
     spec.argv = argv;
     spec.timeout_s = timeout_s;
     spec.env_set["LC_ALL"] = "C";  // decimal points, not commas, in the numbers
+    if (plan.ranged()) spec.env_set[std::string(profile_mode_env)] = "1";
     ctx.progress(0, 2, "ncu: profiling " + join_command_line(command));
     ctx.log("profile: " + join_command_line(argv));
     const auto run = ctx.runner->run(spec, ctx.cancel);
-    check_ran(run, "ncu", timeout_s);
+    check_ran(run, "ncu", timeout_s, ncu_waiting_for(run.stdout_text + "\n" + run.stderr_text));
 
     const ncu_report live = parse_ncu_csv(run.stdout_text + "\n" + run.stderr_text);
     if (live.no_kernels_profiled) throw tool_error(ncu_nothing_profiled_message(live, regex_note));
@@ -126,7 +157,7 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     imp.env_set["LC_ALL"] = "C";
     ctx.progress(1, 2, "ncu: reading the report");
     const auto exported = ctx.runner->run(imp, ctx.cancel);
-    check_ran(exported, "ncu --import", imp.timeout_s);
+    check_ran(exported, "ncu --import", imp.timeout_s, "ncu to read the report " + report.string());
     const ncu_report parsed = parse_ncu_csv(exported.stdout_text);
     if (parsed.launches.empty()) {
         if (parsed.no_kernels_profiled) throw tool_error(ncu_nothing_profiled_message(parsed, regex_note));
@@ -143,9 +174,11 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     out["report_path"] = report.string();
     out["csv_path"] = csv.string();
     out["clock_control"] = args.clock_control;
+    if (plan.target) out["target"] = plan.to_json();
     json table = ncu_kernel_table(parsed, static_cast<std::size_t>(args.n));
     for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
+    plan.add_warning(warnings);
     if (!run.ok())
         warnings.push_back(findings::profiled_command_failed(run.describe(), true));
     for (const auto& e : live.errors) warnings.push_back(findings::profiler_error("ncu", e));
@@ -156,7 +189,8 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     return out;
 }
 
-json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix) {
+json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std::string>& command, const fs::path& prefix,
+              const target_plan& plan) {
     const auto nsys = need_tool("nsys", ctx,
                                 "Install Nsight Systems (CUDA toolkit or nsight-systems package) or put nsys on PATH; "
                                 "torch_profile gives per-kernel times without it");
@@ -167,14 +201,22 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
 
     std::vector<std::string> argv = {nsys.path.string(), "profile", "--trace=cuda,nvtx", "--force-overwrite", "true",
                                      "-o", prefix.string()};
+    if (plan.ranged())  // the trace covers the range alone: it starts at its push and stops at its pop
+        argv.insert(argv.end(), {"--capture-range=nvtx", "--nvtx-capture=" + std::string(profile_mode_range),
+                                 "--capture-range-end=stop"});
     argv.insert(argv.end(), command.begin(), command.end());
     process_spec spec;
     spec.argv = argv;
     spec.timeout_s = timeout_s;
+    if (plan.ranged()) {
+        spec.env_set[std::string(profile_mode_env)] = "1";
+        // nsys matches only registered NVTX strings by default; torch's range_push registers none.
+        spec.env_set["NSYS_NVTX_PROFILER_REGISTER_ONLY"] = "0";
+    }
     ctx.progress(0, 2, "nsys: profiling " + join_command_line(command));
     ctx.log("profile: " + join_command_line(argv));
     const auto run = ctx.runner->run(spec, ctx.cancel);
-    check_ran(run, "nsys profile", timeout_s);
+    check_ran(run, "nsys profile", timeout_s, nsys_waiting_for(run.stdout_text + "\n" + run.stderr_text));
 
     fs::path report = prefix.string() + ".nsys-rep";
     if (!fs::exists(report, ec)) report = prefix.string() + ".qdrep";  // before 2021.4
@@ -195,9 +237,14 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
                 run.describe(timeout_s), qdstrm.string(), static_cast<double>(size) / 1e6, ours ? ", removed" : "",
                 prefix.string(), why.empty() ? "." : ":", why, nsys.path.string()));
         }
-        throw tool_error(fmt::format("nsys {} but wrote no report at {}.nsys-rep.{}{}\nOutput tail:\n{}",
+        const std::string range_note =
+            plan.ranged() ? fmt::format(" The trace starts when the target enters NVTX range {}: check in the output "
+                                        "that it got that far.",
+                                        profile_mode_range)
+                          : "";
+        throw tool_error(fmt::format("nsys {} but wrote no report at {}.nsys-rep.{}{}{}\nOutput tail:\n{}",
                                      run.describe(timeout_s), prefix.string(), why.empty() ? "" : " Its errors:", why,
-                                     output_tail(run)));
+                                     range_note, output_tail(run)));
     }
 
     fs::path csv;
@@ -210,7 +257,7 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
         s.timeout_s = std::min(timeout_s, 300.0);
         ctx.progress(1, 2, "nsys stats --report " + name);
         stats = ctx.runner->run(s, ctx.cancel);
-        check_ran(stats, "nsys stats", s.timeout_s);
+        check_ran(stats, "nsys stats", s.timeout_s, "nsys stats to export " + report.string() + " and sum its kernels");
         const fs::path candidate = prefix.string() + "_" + name + ".csv";
         if (fs::exists(candidate, ec)) {
             csv = candidate;
@@ -238,9 +285,11 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
     out["report_path"] = report.string();
     out["csv_path"] = csv.string();
     out["stats_report"] = used_report;
+    if (plan.target) out["target"] = plan.to_json();
     json table = nsys_kernel_table(summary, static_cast<std::size_t>(args.n));
     for (auto it = table.begin(); it != table.end(); ++it) out[it.key()] = it.value();
     json warnings = json::array();
+    plan.add_warning(warnings);
     if (summary.no_kernel_data || summary.kernels.empty())
         warnings.push_back(findings::no_kernel_data(true));
     for (const finding& f : summary.warnings) warnings.push_back(f);
@@ -261,7 +310,9 @@ json handle(const profile_args& args, tool_context& ctx) {
                                      "or a program on PATH",
                                      command[0]));
     const fs::path prefix = report_prefix(args, tool);
-    return tool == "ncu" ? run_ncu(args, ctx, command, prefix) : run_nsys(args, ctx, command, prefix);
+    std::error_code ec;
+    const target_plan plan{find_profiled_target(command, fs::current_path(ec))};
+    return tool == "ncu" ? run_ncu(args, ctx, command, prefix, plan) : run_nsys(args, ctx, command, prefix, plan);
 }
 
 }  // namespace
@@ -284,6 +335,7 @@ tool_spec profile_tool() {
           {"report_path", {{"type", "string"}}},
           {"csv_path", {{"type", "string"}}},
           {"command", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"target", {{"type", "object"}}},
           {"kernels", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"tool", "report_path", "csv_path", "kernels", "warnings"}}};

@@ -14,6 +14,39 @@ namespace hotkernel {
 namespace fs = std::filesystem;
 namespace {
 
+/// What the runner wrote on its channel: one {"stage", "t"} line per stage begun, then the result.
+struct runner_lines {
+    json result;        ///< the last line that is not a stage (null when none)
+    std::string stage;  ///< the last stage begun, cut short
+    double stage_t = 0; ///< seconds into the run it began
+    std::string bad;    ///< a line that is not JSON, cut short
+};
+
+runner_lines read_runner_lines(const std::string& channel) {
+    runner_lines r;
+    for (const auto& line : split_lines(channel)) {
+        if (trim(line).empty()) continue;
+        json j = json::parse(line, nullptr, false);
+        if (!j.is_object()) {
+            r.bad = tail_text(line, 300);
+            continue;
+        }
+        if (j.contains("stage") && j.size() <= 2) {
+            r.stage = j["stage"].is_string() ? j["stage"].get<std::string>().substr(0, 200) : std::string();
+            r.stage_t = j.contains("t") && j["t"].is_number() ? j["t"].get<double>() : 0.0;
+        } else {
+            r.result = std::move(j);
+        }
+    }
+    return r;
+}
+
+/// " while importing torch (from 1.2 s on)": what the runner was doing when it stopped.
+std::string while_stage(const runner_lines& lines, const std::string& python) {
+    if (lines.stage.empty()) return fmt::format(" while {} was starting (before it imported anything)", python);
+    return fmt::format(" while {} (from {:.1f} s on)", lines.stage, lines.stage_t);
+}
+
 struct torch_profile_args {
     std::string script;
     long long n = 0;
@@ -45,20 +78,20 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
 
     if (res.cancelled) throw tool_error("torch_profile was cancelled while " + script + " ran");
     if (res.spawn_failed) throw tool_error(fmt::format("could not start '{}': {}", python, res.spawn_error));
+    const runner_lines lines = read_runner_lines(res.channel_text);
     if (res.timed_out)
-        throw tool_error(fmt::format("'{}' under torch.profiler {}; raise timeout_s or make the script do less work. "
+        throw tool_error(fmt::format("'{}' under torch.profiler {}{}; raise timeout_s or make the script do less work. "
                                      "stderr tail:\n{}",
-                                     script, res.describe(timeout_s), tail_text(res.stderr_text, 1500)));
-    if (trim(res.channel_text).empty())
-        throw tool_error(fmt::format("the profiling runner returned no result ({}). stderr tail:\n{}", res.describe(timeout_s),
+                                     script, res.describe(timeout_s), while_stage(lines, python),
+                                     tail_text(res.stderr_text, 1500)));
+    if (lines.result.is_null()) {
+        if (!lines.bad.empty())
+            throw tool_error(fmt::format("the profiling runner returned text that is not JSON: {}", lines.bad));
+        throw tool_error(fmt::format("the profiling runner {} without a result{}. stderr tail:\n{}",
+                                     res.describe(timeout_s), while_stage(lines, python),
                                      tail_text(res.stderr_text, 2000)));
-    json r;
-    try {
-        r = json::parse(res.channel_text);
-    } catch (const json::exception& e) {
-        throw tool_error(fmt::format("the profiling runner returned text that is not JSON ({}): {}", e.what(),
-                                     tail_text(res.channel_text, 300)));
     }
+    const json& r = lines.result;
     if (r.contains("error")) {
         std::string msg = r["error"].get<std::string>();
         if (r.contains("traceback")) msg += "\n" + tail_text(r["traceback"].get<std::string>(), 1500);
@@ -128,6 +161,9 @@ tool_spec torch_profile_tool() {
           {"memory_ops", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"ops", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"ignored_rows", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"profile_mode", {{"type", "object"}}},
+          {"ranges", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"kernel_time_per_call_us", {{"type", "number"}}},
           {"note", {{"type", "string"}}},
           {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"script", "kernels", "ops", "warnings"}}};

@@ -150,3 +150,15 @@ def python_without_torch():
         return None
     r = subprocess.run([p, "-c", "import torch"], capture_output=True, timeout=120)
     return p if r.returncode != 0 else None
+
+
+@pytest.fixture()
+def gelu(py, tmp_path_factory, tmp_path):
+    """gelu scaffolded once per interpreter (64x128 bf16 on the CPU, 5 calls per sample), copied
+    for this test."""
+    src, rc, res, err = shared_scaffold(tmp_path_factory, py, "torch.nn.functional:gelu", "--shape", "64x128",
+                                        "--iters", "5")
+    assert rc == 0, err
+    d = tmp_path / "gelu"
+    shutil.copytree(src, d)
+    return d

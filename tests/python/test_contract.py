@@ -8,22 +8,10 @@ import subprocess
 
 import pytest
 
-from conftest import ROOT, hk_new, py_snippet, run_script, shared_scaffold
+from conftest import ROOT, hk_new, py_snippet, run_script
 
 SCHEMA = ["protocol", "target", "role", "ms", "ok", "samples_ms", "timer", "iters", "seed", "rotate_k", "shapes",
           "dtype", "device", "error", "roofline_inputs", "versions"]
-
-
-@pytest.fixture()
-def gelu(py, tmp_path_factory, tmp_path):
-    """gelu scaffolded once per interpreter (64x128 bf16 on the CPU, 5 calls per sample), copied
-    for this test."""
-    src, rc, res, err = shared_scaffold(tmp_path_factory, py, "torch.nn.functional:gelu", "--shape", "64x128",
-                                        "--iters", "5")
-    assert rc == 0, err
-    d = tmp_path / "gelu"
-    shutil.copytree(src, d)
-    return d
 
 
 def variant(gelu, name, body):
