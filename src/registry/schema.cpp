@@ -68,6 +68,7 @@ json input_schema(const tool_spec& tool) {
     json required = json::array();
     for (const auto& p : tool.params) {
         json prop = {{"type", type_name(p.type)}, {"description", param_description(p)}};
+        if (p.or_true) prop["type"] = json::array({"string", "boolean"});
         if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}};
         if (!p.choices.empty()) prop["enum"] = p.choices;
         if (p.minimum) prop["minimum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
@@ -126,6 +127,10 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         }
         const std::string where = fmt::format("{}: parameter '{}'", tool.name, p.name);
         json val = *v;
+        if (p.or_true && val.is_boolean()) {
+            if (!val.get<bool>()) continue;  // false: not asked for
+            val = "true";
+        }
         switch (p.type) {
             case param_type::string:
                 if (!val.is_string()) throw usage_error(fmt::format("{} must be a string, got {}", where, describe_value(val)));

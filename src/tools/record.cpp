@@ -1,11 +1,14 @@
 // record: store a verify result under results/<target>/ and regenerate LEADERBOARD.md.
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "plot/save.h"
 #include "registry/tool.h"
 #include "report/findings.h"
 #include "store/results_store.h"
+#include "tools/plot_param.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -48,7 +51,22 @@ struct record_args {
     std::string who;
     std::string results_dir;
     std::string leaderboard;
+    std::optional<std::string> plot;
 };
+
+/// Every record of `target` under results_dir, oldest first (the history plot's input).
+std::vector<json> target_history(const std::filesystem::path& results_dir, const std::string& target) {
+    std::vector<result_entry> entries;
+    std::vector<skipped_file> skipped;
+    scan_results(results_dir, entries, skipped);
+    std::erase_if(entries, [&](const result_entry& e) { return e.doc.value("target", std::string()) != target; });
+    std::stable_sort(entries.begin(), entries.end(), [](const result_entry& a, const result_entry& b) {
+        return a.doc.value("recorded_utc", std::string()) < b.doc.value("recorded_utc", std::string());
+    });
+    std::vector<json> docs;
+    for (auto& e : entries) docs.push_back(std::move(e.doc));
+    return docs;
+}
 
 json record_handler(const record_args& args, tool_context& ctx) {
     const json result = load_verify_result(args.result);
@@ -56,6 +74,7 @@ json record_handler(const record_args& args, tool_context& ctx) {
     const std::string who = one_line(args.who, "who", "'agent: running kernel-speedrun unattended'");
     const std::filesystem::path results_dir = args.results_dir;
     const std::filesystem::path leaderboard = args.leaderboard;
+    if (args.plot) plot::check_plot_arg(*args.plot);
 
     record_outcome o = record_result(result, note, who, results_dir, leaderboard, utc_now_iso());
     json skipped = json::array();
@@ -63,15 +82,21 @@ json record_handler(const record_args& args, tool_context& ctx) {
     json warnings = json::array();
     if (!o.skipped.empty())
         warnings.push_back(findings::results_skipped(o.skipped.size(), results_dir.string()));
-    return json{{"file", o.file.string()},
-                {"target", o.target},
-                {"verdict", result["verdict"]},
-                {"leaderboard", o.leaderboard.string()},
-                {"row", o.row},
-                {"rows", o.rows},
-                {"sections", o.sections},
-                {"skipped", skipped},
-                {"warnings", warnings}};
+    json out{{"file", o.file.string()},
+             {"target", o.target},
+             {"verdict", result["verdict"]},
+             {"leaderboard", o.leaderboard.string()},
+             {"row", o.row},
+             {"rows", o.rows},
+             {"sections", o.sections},
+             {"skipped", skipped},
+             {"warnings", warnings}};
+    if (args.plot) {
+        const std::vector<json> docs = target_history(results_dir, o.target);
+        out["plot"] = plot::save_plot(*args.plot, "record", o.target,
+                                      [&](plot::format f) { return plot::draw_history(o.target, docs, f); });
+    }
+    return out;
 }
 
 }  // namespace
@@ -102,6 +127,7 @@ tool_spec record_tool() {
           {"rows", {{"type", "integer"}}},
           {"sections", {{"type", "integer"}}},
           {"skipped", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"plot", plot_result_schema()},
           {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
     return make_tool<record_args>(
@@ -119,7 +145,8 @@ tool_spec record_tool() {
                {.name = "results_dir", .summary = "Folder holding the result files", .default_value = "results"}),
          param(&record_args::leaderboard, {.name = "leaderboard",
                                            .summary = "The leaderboard file to regenerate",
-                                           .default_value = "LEADERBOARD.md"})},
+                                           .default_value = "LEADERBOARD.md"}),
+         param(&record_args::plot, plot_param("the target's history from results_dir (speedup with its CI per record)"))},
         record_handler);
 }
 

@@ -18,8 +18,10 @@
 #include "measure/pairs.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
+#include "plot/save.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
 #include "stats/paired.h"
@@ -123,6 +125,7 @@ struct verify_args {
     bool allow_unsandboxed = false;
     bool isolate = true;
     bool stop_early = true;
+    std::optional<std::string> plot;
 };
 
 json verify_handler(const verify_args& a, tool_context& ctx) {
@@ -139,6 +142,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
                                          "script that prints one JSON line with \"ms\"",
                                          role, path));
     }
+    if (a.plot) plot::check_plot_arg(*a.plot);
     const std::string python = resolve_python(ctx);
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
@@ -258,6 +262,9 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     json runs = json::array();
     for (const run_record* r : all) runs.push_back(r->to_json());
     result["runs"] = runs;
+    if (a.plot)
+        result["plot"] = plot::save_plot(*a.plot, "verify", result["target"].get<std::string>(),
+                                         [&](plot::format f) { return plot::draw_verify(result, f); });
     return result;
 }
 
@@ -290,6 +297,7 @@ std::string verify_render(const json& r) {
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
     for (const auto& f : r["flags"]) out += "FLAG: " + finding_message(f) + "\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
+    out += plot_line(r);
     out += "record it: hotkernel verify ... --json-out verify.json, then hotkernel record --result verify.json --note '...' "
            "--who '...'\n";
     return out;
@@ -324,6 +332,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                           ">= 4, or as soon as a run prints ok=false. The verdict is the seed's rule on the pairs run; "
                           "false: exactly n pairs",
                .default_value = true}),
+        param(&verify_args::plot, plot_param("every pair's times, the threshold and the speedup's CI")),
     };
 }
 
@@ -372,7 +381,8 @@ tool_spec verify_tool() {
           {"flags", findings_schema(finding_kind::flag)},
           {"warnings", findings_schema(finding_kind::warning)},
           {"measurement", {{"type", "object"}}},
-          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}}}}};
+          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"plot", plot_result_schema()}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
     t.render = verify_render;
     return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
