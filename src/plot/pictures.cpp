@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -83,13 +84,26 @@ void right_labels(canvas& c, double x, double from_x, const std::vector<side_lab
     }
 }
 
+/// A vertical interval with caps (a CI).
+void error_bar(canvas& c, double x, double y_lo, double y_hi, rgb col, double width, double cap) {
+    c.line(x, y_lo, x, y_hi, col, width, false, "ci");
+    c.line(x - cap, y_lo, x + cap, y_lo, col, width);
+    c.line(x - cap, y_hi, x + cap, y_hi, col, width);
+}
+
+picture finished(canvas& c) {
+    picture out;
+    out.bytes = c.finish();
+    out.scene = c.scene();
+    return out;
+}
+
 }  // namespace
 
 // ---- roofline ---------------------------------------------------------------------------
 
 picture draw_roofline(const json& r, format fmt_) {
     canvas c(fmt_, picture_width, picture_height);
-    const frame f = inset(picture_width, picture_height, 84, 70, 250, 62);
     const double peak = num(r, "peak_tflops"), bw = num(r, "peak_mem_gbs");
     const double bw_m = num(r, "measured_mem_gbs");
     const double ai = num(r, "arithmetic_intensity"), ridge = num(r, "ridge_point");
@@ -105,6 +119,10 @@ picture draw_roofline(const json& r, format fmt_) {
     if (has_measured) xs.push_back(ridge_m);
     double xlo, xhi;
     log_range(xs, xlo, xhi);
+    // The points' labels go right of them when the kernel sits in the left half, else in a margin.
+    const bool inside =
+        ai > 0 && (std::log10(ai) - std::log10(xlo)) / (std::log10(xhi) - std::log10(xlo)) < 0.55;
+    const frame f = inset(picture_width, picture_height, 84, 70, inside ? 40 : 250, 62);
     // y: the roofs over that span, and every point.
     std::vector<double> ys{peak * 2.5, std::min(peak, xlo * bw / 1000)};
     if (has_measured) ys.push_back(xlo * bw_m / 1000);
@@ -133,8 +151,14 @@ picture draw_roofline(const json& r, format fmt_) {
     c.unclip();
 
     // Ceilings, labelled on themselves.
-    c.text(f.right - 6, y.at(peak) - 7, fmt::format("peak {} TFLOPS ({}, datasheet)", format_number(peak), dtype),
-           label_size, blue, anchor::right, false, "roof_label");
+    {
+        // Above the flat roof at its right end, unless that is where the kernel's floor sits.
+        const std::string text = fmt::format("peak {} TFLOPS ({})", format_number(peak), dtype);
+        const double w = c.text_width(text, label_size), px = ai > 0 ? x.at(ai) : -1e9;
+        double at = f.right - 6 - w;
+        if (px > at - 10 && px < f.right + 4) at = px + 12 + w <= f.right - 4 ? px + 12 : px - 12 - w;
+        c.text(at, y.at(peak) - 7, text, label_size, blue, anchor::left, false, "roof_label");
+    }
     {
         // Under the slope near its start: a rising line never crosses level text below and right of it.
         const double lx = std::pow(10.0, std::log10(xlo) + (std::log10(xhi) - std::log10(xlo)) * 0.03);
@@ -170,8 +194,6 @@ picture draw_roofline(const json& r, format fmt_) {
                                            format_number(num(p, "pct_of_floor"), 3));
             labels.push_back({y.at(t), text, col, label + "_label"});
         }
-        // Beside the points when there is room to their right, else in the right margin.
-        const bool inside = x.at(ai) < f.left + 0.55 * f.width();
         // Right of the floor the roof only rises, so below the floor's height the labels stay clear of it.
         const double top = inside ? std::min(y.at(num(r, "attainable_tflops")) + 8, f.bottom - 80) : f.top;
         right_labels(c, inside ? x.at(ai) + 14 : f.right + 12, x.at(ai) + 7, labels, top, f.bottom);
@@ -179,10 +201,7 @@ picture draw_roofline(const json& r, format fmt_) {
         c.text(f.left + 12, f.top + 24, "flops = 0: the kernel only moves bytes; its floor is bytes / bandwidth",
                label_size, ink, anchor::left, false, "note");
     }
-    picture out;
-    out.bytes = c.finish();
-    out.scene = c.scene();
-    return out;
+    return finished(c);
 }
 
 // ---- verify -----------------------------------------------------------------------------
@@ -265,9 +284,7 @@ picture draw_verify(const json& r, format fmt_) {
         const double cx = (gf.left + gf.right) / 2;
         const rgb col = verdict_colour(verdict);
         if (std::isfinite(lo) && std::isfinite(hi)) {
-            c.line(cx, s.at(lo), cx, s.at(hi), col, 2.5, false, "ci");
-            c.line(cx - 8, s.at(lo), cx + 8, s.at(lo), col, 2.5);
-            c.line(cx - 8, s.at(hi), cx + 8, s.at(hi), col, 2.5);
+            error_bar(c, cx, s.at(lo), s.at(hi), col, 2.5, 8);
         }
         c.point(cx, s.at(sp), 5.5, col, false, "speedup");
         c.text(cx + 12, s.at(sp) + 4, format_number(sp, 3) + "x", label_size, col, anchor::left, true, "speedup_label");
@@ -281,10 +298,7 @@ picture draw_verify(const json& r, format fmt_) {
         c.text((g.left + g.right) / 2, (g.top + g.bottom) / 2 + 18, "(" + verdict + ")", label_size, muted,
                anchor::center, false, "ci_none");
     }
-    picture out;
-    out.bytes = c.finish();
-    out.scene = c.scene();
-    return out;
+    return finished(c);
 }
 
 // ---- bench ------------------------------------------------------------------------------
@@ -339,10 +353,7 @@ picture draw_bench(const json& r, format fmt_) {
         right_labels(c, f.right + 10, f.right, {{y.at(mean), "mean of runs " + ms_text(mean), orange, "mean_label"}},
                      f.top, f.bottom);
     }
-    picture out;
-    out.bytes = c.finish();
-    out.scene = c.scene();
-    return out;
+    return finished(c);
 }
 
 // ---- history ----------------------------------------------------------------------------
@@ -402,9 +413,7 @@ picture draw_history(const std::string& target, const std::vector<json>& docs, f
         const double lo = num(ci, "low"), hi = num(ci, "high");
         const rgb col = verdict_colour(v);
         if (std::isfinite(lo) && std::isfinite(hi)) {
-            c.line(px, y.at(lo), px, y.at(hi), col, 2, false, "ci");
-            c.line(px - 5, y.at(lo), px + 5, y.at(lo), col, 2);
-            c.line(px - 5, y.at(hi), px + 5, y.at(hi), col, 2);
+            error_bar(c, px, y.at(lo), y.at(hi), col, 2, 5);
         }
         c.point(px, y.at(sp), 5, col, false, v);
         trail.emplace_back(px, y.at(sp));
@@ -417,10 +426,7 @@ picture draw_history(const std::string& target, const std::vector<json>& docs, f
         c.line(x.at(static_cast<double>(best_i + 1)), py, f.right, py, green, 0.8, true);
     }
     right_labels(c, f.right + 10, f.right, labels, f.top, f.bottom);
-    picture out;
-    out.bytes = c.finish();
-    out.scene = c.scene();
-    return out;
+    return finished(c);
 }
 
 }  // namespace hotkernel::plot
