@@ -209,7 +209,7 @@ picture draw_roofline(const json& r, format fmt_) {
 picture draw_verify(const json& r, format fmt_) {
     canvas c(fmt_, picture_width, picture_height);
     const frame f = inset(picture_width, picture_height, 84, 70, 330, 62);
-    const frame g = inset(picture_width, picture_height, picture_width - 150, 70, 40, 62);  // the speedup panel
+    const frame g = inset(picture_width, picture_height, picture_width - 160, 70, 60, 62);  // the speedup panel
     const std::string verdict = str(r, "verdict", "?");
     const double mean_b = num(r["baseline"], "mean_ms"), mean_c = num(r["candidate"], "mean_ms");
     const double thr = num(r, "threshold_ms");
@@ -231,7 +231,8 @@ picture draw_verify(const json& r, format fmt_) {
     if (std::isfinite(sp) && (verdict == "faster" || verdict == "slower"))
         head += fmt::format(" (candidate {}x the baseline's speed)", format_number(sp, 3));
     titles(c, head,
-           fmt::format("each run's time in launch order, {} pairs (ABBA{}); band: baseline mean ± the seed's threshold",
+           fmt::format("each run's time in launch order, {} pairs (ABBA{}); dashed: each side's mean; band: the "
+                       "seed's threshold",
                        r.value("n", 0), r.value("warmup", 0) > 0 ? ", hollow = warm-up" : ""),
            verdict_colour(verdict));
     std::vector<tick> xt = linear_ticks(1, static_cast<double>(max_index), 10);
@@ -242,7 +243,7 @@ picture draw_verify(const json& r, format fmt_) {
     if (std::isfinite(thr) && std::isfinite(mean_b)) {
         c.band(f.left, y.at(mean_b + thr), f.width(), y.at(mean_b - thr) - y.at(mean_b + thr), blue, 0.12, "threshold");
         labels.push_back({y.at(mean_b + thr),
-                          fmt::format("threshold ±{} (seed's rule)", ms_text(thr)), muted, "threshold_label"});
+                          fmt::format("threshold ±{}", ms_text(thr)), muted, "threshold_label"});
     }
     for (const auto& [role, col, dx] : {std::tuple{"baseline", blue, -0.12}, std::tuple{"candidate", orange, 0.12}}) {
         std::vector<std::pair<double, double>> trail;
@@ -260,7 +261,7 @@ picture draw_verify(const json& r, format fmt_) {
         const double mean = std::string(role) == "baseline" ? mean_b : mean_c;
         if (std::isfinite(mean)) {
             c.line(f.left, y.at(mean), f.right, y.at(mean), col, 1.5, true, std::string(role) + "_mean");
-            labels.push_back({y.at(mean), fmt::format("{} mean {}", role, ms_text(mean)), col, std::string(role) + "_label"});
+            labels.push_back({y.at(mean), fmt::format("{} {}", role, ms_text(mean)), col, std::string(role) + "_label"});
         }
     }
     right_labels(c, f.right + 10, f.right, labels, f.top, f.bottom);
@@ -276,7 +277,7 @@ picture draw_verify(const json& r, format fmt_) {
         const frame gf{g.left, g.top, g.right, g.bottom};
         for (const auto& t : linear_ticks(slo, shi, 6)) {
             c.line(gf.left, s.at(t.value), gf.right, s.at(t.value), grid, 1);
-            c.text(gf.left - 5, s.at(t.value) + 4, t.label + "x", tick_size, muted, anchor::right, false, "tick");
+            c.text(gf.right + 5, s.at(t.value) + 4, t.label + "x", tick_size, muted, anchor::left, false, "tick");
         }
         c.box(gf.left, gf.top, gf.width(), gf.height(), muted, 1);
         c.line(gf.left, s.at(1), gf.right, s.at(1), ink, 1, true, "no_change");

@@ -146,7 +146,7 @@ tool_spec record_tool() {
          param(&record_args::leaderboard, {.name = "leaderboard",
                                            .summary = "The leaderboard file to regenerate",
                                            .default_value = "LEADERBOARD.md"}),
-         param(&record_args::plot, plot_param("the target's history from results_dir (speedup with its CI per record)"))},
+         param(&record_args::plot, plot_param("the target's history in results_dir"))},
         record_handler);
 }
 

@@ -209,7 +209,7 @@ json output_schema() {
            {{"type", "number"}, {"description", "max(flops/peak, bytes/measured bandwidth): the realistic floor"}}},
           {"points",
            {{"type", "array"},
-            {"description", "baseline_ms/candidate_ms as points: achieved_tflops and pct_of_floor (attainable_ms / ms)"},
+            {"description", "{label, ms, achieved_tflops, pct_of_floor: 100 * attainable_ms / ms}"},
             {"items", {{"type", "object"}}}}},
           {"plot", plot_result_schema()},
           {"source", {{"type", "string"}, {"description", "datasheet sources of the spec row (S-tags)"}}},
@@ -265,15 +265,13 @@ tool_spec roofline_tool() {
                 .minimum = 0.0}),
          param(&roofline_args::baseline_ms,
                {.name = "baseline_ms",
-                .summary = "Measured time of one baseline call [ms] (verify()'s baseline.mean_ms): a point on the "
-                           "roofline, with its % of the floor",
+                .summary = "Time of one baseline call [ms] (verify's baseline.mean_ms): a point, with its % of the floor",
                 .minimum = 0.0}),
          param(&roofline_args::candidate_ms,
                {.name = "candidate_ms",
-                .summary = "Measured time of one candidate call [ms] (verify()'s candidate.mean_ms): a point on the "
-                           "roofline, with its % of the floor",
+                .summary = "Time of one candidate call [ms] (verify's candidate.mean_ms): a point, with its % of the floor",
                 .minimum = 0.0}),
-         param(&roofline_args::plot, plot_param("the roofline (ceilings, ridge, the kernel's points)"))},
+         param(&roofline_args::plot, plot_param("the roofline"))},
         run);
 }
 

@@ -332,7 +332,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                           ">= 4, or as soon as a run prints ok=false. The verdict is the seed's rule on the pairs run; "
                           "false: exactly n pairs",
                .default_value = true}),
-        param(&verify_args::plot, plot_param("every pair's times, the threshold and the speedup's CI")),
+        param(&verify_args::plot, plot_param("every run's time, the threshold and the speedup's CI")),
     };
 }
 
