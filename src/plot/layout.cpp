@@ -112,7 +112,7 @@ std::string format_number(double v, int digits) {
     };
     if (a >= 1e6 - 0.5) return trimmed(fmt::format("{:.{}g}", v / 1e6, digits)) + "M";
     if (a >= 1e4) return trimmed(fmt::format("{:.{}g}", v / 1e3, digits)) + "k";
-    if (a < 1e-3) return fmt::format("{:.{}e}", v, std::max(0, digits - 3));
+    if (a < 1e-3) return fmt::format("{:.{}e}", v, std::max(0, digits - 2));
     // Fixed notation with `digits` significant digits.
     const int mag = static_cast<int>(std::floor(std::log10(a)));
     const int decimals = std::max(0, digits - 1 - mag);

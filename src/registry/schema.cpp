@@ -68,7 +68,6 @@ json input_schema(const tool_spec& tool) {
     json required = json::array();
     for (const auto& p : tool.params) {
         json prop = {{"type", type_name(p.type)}, {"description", param_description(p)}};
-        if (p.or_true) prop["type"] = json::array({"string", "boolean"});
         if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}};
         if (!p.choices.empty()) prop["enum"] = p.choices;
         if (p.minimum) prop["minimum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
