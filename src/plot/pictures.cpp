@@ -231,8 +231,7 @@ picture draw_verify(const json& r, format fmt_) {
     if (std::isfinite(sp) && (verdict == "faster" || verdict == "slower"))
         head += fmt::format(" (candidate {}x the baseline's speed)", format_number(sp, 3));
     titles(c, head,
-           fmt::format("each run's time in launch order, {} pairs (ABBA{}); dashed: each side's mean; band: the "
-                       "seed's threshold",
+           fmt::format("each run in launch order, {} pairs (ABBA{}); dashed: the means; band: the seed's threshold",
                        r.value("n", 0), r.value("warmup", 0) > 0 ? ", hollow = warm-up" : ""),
            verdict_colour(verdict));
     std::vector<tick> xt = linear_ticks(1, static_cast<double>(max_index), 10);
