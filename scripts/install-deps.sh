@@ -15,7 +15,8 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 apt_pkgs=()
 want build && apt_pkgs+=(build-essential cmake ninja-build pkg-config nlohmann-json3-dev libcli11-dev libfmt-dev
-                         libgtest-dev libgmock-dev libboost-dev libssl-dev python3 python3-pytest ccache git)
+                         libgtest-dev libgmock-dev libboost-dev libssl-dev libcairo2-dev fonts-dejavu-core python3
+                         python3-pytest ccache git)
 want python && apt_pkgs+=(python3-torch python3-numpy python3-pytest)
 want torch2 && apt_pkgs+=(python3-venv binutils)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)

@@ -48,7 +48,7 @@ std::string tools_markdown() {
             std::string def = p.required ? "required" : (p.default_value.is_null() ? "" : dump_line(p.default_value));
             const std::string bounds = param_limits(p, false);  // the default has its own column
             const std::string text = bounds.empty() ? p.summary : p.summary + ". " + bounds + ".";
-            std::string type = type_label(p.type);
+            std::string type = p.or_true ? "string or true" : type_label(p.type);
             if (!p.choices.empty()) type += ": " + fmt::format("{}", fmt::join(p.choices, " \\| "));
             md += fmt::format("| `{}` | `{}` | {} | {} | {} |\n", p.name, p.positional ? p.name : "--" + to_kebab(p.name), type,
                               cell(def), cell(text));

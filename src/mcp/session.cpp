@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "mcp/plot_image.h"
 #include "mcp/server.h"
 #include "process/fake_runner.h"
 #include "process/fork_server_runner.h"
@@ -489,6 +490,7 @@ void mcp_session::run_call(const std::shared_ptr<call_job>& job, const tool_spec
         } else {
             json out = text_result(dump_line(r), false);
             out["structuredContent"] = std::move(r);
+            add_plot_image(out);
             result_of(std::move(out));
         }
     } catch (const tool_error& e) {  // also usage_error: the model can fix its call

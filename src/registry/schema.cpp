@@ -127,6 +127,10 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         }
         const std::string where = fmt::format("{}: parameter '{}'", tool.name, p.name);
         json val = *v;
+        if (p.or_true && val.is_boolean()) {
+            if (!val.get<bool>()) continue;  // false: not asked for
+            val = "true";
+        }
         switch (p.type) {
             case param_type::string:
                 if (!val.is_string()) throw usage_error(fmt::format("{} must be a string, got {}", where, describe_value(val)));

@@ -31,6 +31,9 @@ struct param_spec {
     std::optional<double> minimum;
     std::optional<double> maximum;
     std::vector<std::string> choices;  ///< enum values, when the set is closed
+    /// A string that also takes JSON `true` (arriving as the word "true"; `false` as absent):
+    /// `plot`, whose true means "a file of the tool's choosing".
+    bool or_true = false;
 };
 
 /// A parameter from its three essentials (for rows declared outside a tool's argument struct).

@@ -8,8 +8,10 @@
 #include "measure/measure.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
+#include "plot/save.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
 #include "stats/summary.h"
@@ -55,6 +57,7 @@ struct bench_args {
     bool allow_unsandboxed = false;
     bool isolate = true;
     bool profile_check = false;
+    std::optional<std::string> plot;
 };
 
 json bench_handler(const bench_args& a, tool_context& ctx) {
@@ -70,6 +73,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
         throw tool_error(fmt::format("script '{}' does not exist or is not a file; pass the path of a Python script that "
                                      "prints one JSON line with \"ms\"",
                                      script));
+    if (a.plot) plot::check_plot_arg(*a.plot);
     const std::string python = resolve_python(ctx);
     // Protocol-3 targets run under the trusted runner; every run is forked from a warm
     // interpreter unless warm=false or forking is unsafe (the result says which).
@@ -186,6 +190,11 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     for (const auto& r : runs) run_list.push_back(r.to_json());
     result["runs"] = run_list;
     result["warnings"] = warnings;
+    if (a.plot) {
+        const std::string what = result.value("target", json()).is_string() ? result["target"].get<std::string>()
+                                                                            : fs::path(script).stem().string();
+        result["plot"] = plot::save_plot(*a.plot, "bench", what, [&](plot::format f) { return plot::draw_bench(result, f); });
+    }
     return result;
 }
 
@@ -204,6 +213,7 @@ std::string bench_render(const json& r) {
     for (const auto& v : r["samples_ms"]) samples += (samples.empty() ? "" : " ") + fmt::format("{:.4g}", v.get<double>());
     out += "samples_ms: " + samples + "\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
+    out += plot_line(r);
     return out;
 }
 
@@ -227,6 +237,7 @@ std::vector<bound_param<bench_args>> bench_params() {
                           "per call beside ms (profile_check: ms over the profiler's kernel busy time and span per "
                           "call; ~3.5 s more a run for starting the profiler; trusted runner on a GPU only)",
                .default_value = false}),
+        param(&bench_args::plot, plot_param("the samples of each run")),
     };
 }
 
@@ -260,6 +271,7 @@ tool_spec bench_tool() {
           {"roofline_inputs", {{"type", "object"}}},
           {"self_reported", {{"type", "boolean"}}},
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"plot", plot_result_schema()},
           {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
     t.render = bench_render;

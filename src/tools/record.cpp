@@ -1,12 +1,15 @@
 // record: store a verify result under results/<target>/ and regenerate LEADERBOARD.md.
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "export/export.h"
+#include "plot/save.h"
 #include "registry/tool.h"
 #include "report/findings.h"
 #include "store/results_store.h"
+#include "tools/plot_param.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -50,7 +53,22 @@ struct record_args {
     std::string results_dir;
     std::string leaderboard;
     std::vector<std::string> exports;
+    std::optional<std::string> plot;
 };
+
+/// Every record of `target` under results_dir, oldest first (the history plot's input).
+std::vector<json> target_history(const std::filesystem::path& results_dir, const std::string& target) {
+    std::vector<result_entry> entries;
+    std::vector<skipped_file> skipped;
+    scan_results(results_dir, entries, skipped);
+    std::erase_if(entries, [&](const result_entry& e) { return e.doc.value("target", std::string()) != target; });
+    std::stable_sort(entries.begin(), entries.end(), [](const result_entry& a, const result_entry& b) {
+        return a.doc.value("recorded_utc", std::string()) < b.doc.value("recorded_utc", std::string());
+    });
+    std::vector<json> docs;
+    for (auto& e : entries) docs.push_back(std::move(e.doc));
+    return docs;
+}
 
 json record_handler(const record_args& args, tool_context& ctx) {
     std::vector<export_spec> exports;
@@ -60,6 +78,7 @@ json record_handler(const record_args& args, tool_context& ctx) {
     const std::string who = one_line(args.who, "who", "'agent: running kernel-speedrun unattended'");
     const std::filesystem::path results_dir = args.results_dir;
     const std::filesystem::path leaderboard = args.leaderboard;
+    if (args.plot) plot::check_plot_arg(*args.plot);
 
     record_outcome o = record_result(result, note, who, results_dir, leaderboard, utc_now_iso());
     json skipped = json::array();
@@ -77,6 +96,11 @@ json record_handler(const record_args& args, tool_context& ctx) {
              {"skipped", skipped},
              {"warnings", warnings}};
     if (!exports.empty()) out["exports"] = write_exports(exports, result);
+    if (args.plot) {
+        const std::vector<json> docs = target_history(results_dir, o.target);
+        out["plot"] = plot::save_plot(*args.plot, "record", o.target,
+                                      [&](plot::format f) { return plot::draw_history(o.target, docs, f); });
+    }
     return out;
 }
 
@@ -108,6 +132,7 @@ tool_spec record_tool() {
           {"rows", {{"type", "integer"}}},
           {"sections", {{"type", "integer"}}},
           {"skipped", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+          {"plot", plot_result_schema()},
           {"warnings", findings_schema(finding_kind::warning)}}}};
     t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
     return make_tool<record_args>(
@@ -130,7 +155,8 @@ tool_spec record_tool() {
                {.name = "export",
                 .summary = "Also write the recorded result as FORMAT:PATH, FORMAT one of markdown, csv, bmf (Bencher), "
                            "github-action-benchmark (customSmallerIsBetter); a PATH ending .md or .csv needs no "
-                           "FORMAT"})},
+                           "FORMAT"}),
+         param(&record_args::plot, plot_param("the target's history in results_dir"))},
         record_handler);
 }
 

@@ -7,7 +7,9 @@
 #include "gpu/gpu_query.h"
 #include "gpu/roofline.h"
 #include "gpu/spec_table.h"
+#include "plot/save.h"
 #include "registry/tool.h"
+#include "tools/plot_param.h"
 #include "report/findings.h"
 #include "util/strings.h"
 
@@ -84,6 +86,9 @@ struct roofline_args {
     double bytes = 0;
     std::string dtype;
     std::optional<double> measured_mem_gbs;
+    std::optional<double> baseline_ms;
+    std::optional<double> candidate_ms;
+    std::optional<std::string> plot;
 };
 
 json run(const roofline_args& args, tool_context& ctx) {
@@ -94,6 +99,7 @@ json run(const roofline_args& args, tool_context& ctx) {
     if (bytes <= 0)
         throw usage_error(fmt::format("bytes must be > 0 (the DRAM bytes one call reads plus writes), got {}", bytes));
 
+    if (args.plot) plot::check_plot_arg(*args.plot);
     resolved_gpu g = resolve(args.gpu, ctx);
     const gpu_spec& spec = *g.spec;
     auto peak = spec.peak(dtype);
@@ -160,8 +166,21 @@ json run(const roofline_args& args, tool_context& ctx) {
     if (dtype == "int8") warnings.push_back(findings::int8_peaks_in_tops());
     if ((g.mig_mode && to_lower(*g.mig_mode) == "enabled") || is_mig_name(g.name))
         warnings.push_back(findings::mig_enabled(g.name));
+    // The kernel's measured times as points: what they reach and how close to the floor.
+    json points = json::array();
+    for (const auto& [label, ms] : {std::pair{"baseline", args.baseline_ms}, std::pair{"candidate", args.candidate_ms}}) {
+        if (!ms) continue;
+        if (*ms <= 0) throw usage_error(fmt::format("{}_ms must be > 0 ms, got {}", label, *ms));
+        json p{{"label", label}, {"ms", *ms}, {"achieved_tflops", flops / (*ms * 1e9)},
+               {"pct_of_floor", 100.0 * r.attainable_ms / *ms}};
+        if (r.attainable_ms_measured) p["pct_of_measured_floor"] = 100.0 * *r.attainable_ms_measured / *ms;
+        points.push_back(p);
+    }
+    if (!points.empty()) out["points"] = points;
     out["source"] = spec.source;
     out["warnings"] = warnings;
+    if (args.plot)
+        out["plot"] = plot::save_plot(*args.plot, "roofline", spec.key, [&](plot::format f) { return plot::draw_roofline(out, f); });
     return out;
 }
 
@@ -188,6 +207,11 @@ json output_schema() {
           {"measured_mem_gbs_source", {{"type", "string"}, {"description", "'argument' or the calibration file"}}},
           {"attainable_ms_measured",
            {{"type", "number"}, {"description", "max(flops/peak, bytes/measured bandwidth): the realistic floor"}}},
+          {"points",
+           {{"type", "array"},
+            {"description", "{label, ms, achieved_tflops, pct_of_floor: 100 * attainable_ms / ms}"},
+            {"items", {{"type", "object"}}}}},
+          {"plot", plot_result_schema()},
           {"source", {{"type", "string"}, {"description", "datasheet sources of the spec row (S-tags)"}}},
           {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", json::array({"gpu", "spec_key", "dtype", "peak_tflops", "peak_mem_gbs", "arithmetic_intensity",
@@ -238,7 +262,16 @@ tool_spec roofline_tool() {
                {.name = "measured_mem_gbs",
                 .summary = "Bandwidth a streaming copy reaches on this card [GB/s, 1e9 B/s]. Adds "
                            "attainable_ms_measured. Without it: the GPU's calibration cache, if any",
-                .minimum = 0.0})},
+                .minimum = 0.0}),
+         param(&roofline_args::baseline_ms,
+               {.name = "baseline_ms",
+                .summary = "Time of one baseline call [ms] (verify's baseline.mean_ms): a point, with its % of the floor",
+                .minimum = 0.0}),
+         param(&roofline_args::candidate_ms,
+               {.name = "candidate_ms",
+                .summary = "Time of one candidate call [ms] (verify's candidate.mean_ms): a point, with its % of the floor",
+                .minimum = 0.0}),
+         param(&roofline_args::plot, plot_param("the roofline"))},
         run);
 }
 

@@ -19,8 +19,10 @@
 #include "measure/pairs.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
+#include "plot/save.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
 #include "stats/gate.h"
@@ -129,6 +131,7 @@ struct verify_args {
     std::optional<std::string> fail_on;
     std::vector<std::string> exports;
     std::optional<std::string> baseline_ref;
+    std::optional<std::string> plot;
 };
 
 /// The gate's verdict on the result, as the result's `gate` object.
@@ -172,6 +175,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
                                          "script that prints one JSON line with \"ms\"",
                                          role, path));
     }
+    if (a.plot) plot::check_plot_arg(*a.plot);
     const std::string python = resolve_python(ctx);
     // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
@@ -296,6 +300,9 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     result["runs"] = runs;
     if (gate) result["gate"] = gate_json(*gate, result);
     if (!exports.empty()) result["exports"] = write_exports(exports, result);
+    if (a.plot)
+        result["plot"] = plot::save_plot(*a.plot, "verify", result["target"].get<std::string>(),
+                                         [&](plot::format f) { return plot::draw_verify(result, f); });
     return result;
 }
 
@@ -331,6 +338,7 @@ std::string verify_render(const json& r) {
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
     for (const auto& f : r["flags"]) out += "FLAG: " + finding_message(f) + "\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
+    out += plot_line(r);
     out += "record it: hotkernel verify ... --json-out verify.json, then hotkernel record --result verify.json --note '...' "
            "--who '...'\n";
     return out;
@@ -383,6 +391,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                .summary = "A git ref (branch, tag, commit): the baseline is baseline's file, and the files of its folder, "
                           "as they are in that commit (copied to a temporary folder); e.g. verify kernel.py --baseline-ref "
                           "main compares the working copy with main"}),
+        param(&verify_args::plot, plot_param("every run's time, the threshold and the speedup's CI")),
     };
 }
 
@@ -438,7 +447,8 @@ tool_spec verify_tool() {
             {"properties",
              {{"fail_on", {{"type", "string"}}},
               {"outcome", {{"type", "string"}, {"enum", {"pass", "fail", "undecided"}}}},
-              {"reason", {{"type", "string"}}}}}}}}}};
+              {"reason", {{"type", "string"}}}}}}}},
+          {"plot", plot_result_schema()}}}};
     t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
     t.render = verify_render;
     return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);

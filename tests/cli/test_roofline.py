@@ -202,7 +202,7 @@ def test_results_match_the_declared_output_schema(tmp_path):
     check_schema(roofline(*flags(MEMORY), "--measured-mem-gbs", "4250", tmp_path=tmp_path), schema, "index+measured")
     tool = tools_list()["roofline"]
     props = tool["inputSchema"]["properties"]
-    assert set(props) == {"gpu", "flops", "bytes", "dtype", "measured_mem_gbs"}
+    assert set(props) == {"gpu", "flops", "bytes", "dtype", "measured_mem_gbs", "baseline_ms", "candidate_ms", "plot"}
     assert props["dtype"]["enum"] == ["bf16", "fp16", "fp8", "fp32", "tf32", "int8"]
     assert set(tool["inputSchema"]["required"]) == {"flops", "bytes"}
     assert tool["annotations"]["readOnlyHint"] is True
