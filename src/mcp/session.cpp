@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "mcp/framing.h"
 #include "mcp/server.h"
 #include "process/fake_runner.h"
 #include "process/fork_server_runner.h"
@@ -49,6 +50,12 @@ int nesting_depth(std::string_view s) {
 }
 
 bool valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
+
+/// The id of a line that is not a valid message, where it can be read; null where not.
+json recovered_id(std::string_view line) {
+    auto id = scan_request_id(line);
+    return id ? *id : json();
+}
 
 std::string short_text(const json& v) {
     std::string s = dump_line(v);
@@ -217,14 +224,22 @@ void mcp_session::handle_line(std::string_view line) {
     if (trim(line).empty()) return;
     reap_finished();
     if (nesting_depth(line) > max_nesting) {
-        send_error(nullptr, mcp_error::invalid_request,
+        send_error(recovered_id(line), mcp_error::invalid_request,
                    fmt::format("Invalid Request: the message nests deeper than {} levels", max_nesting));
         return;
     }
     json msg = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    std::optional<std::string> mended;
+    if (msg.is_discarded() && (mended = replace_lone_surrogates(line))) {
+        // A JavaScript string cut inside a surrogate pair: served with U+FFFD in its place, as
+        // a UTF-8 encoder would write it, rather than refused.
+        msg = json::parse(mended->begin(), mended->end(), nullptr, /*allow_exceptions=*/false);
+        if (!msg.is_discarded()) log_stderr("a message had a lone UTF-16 surrogate escape; it was read as U+FFFD");
+    }
     if (msg.is_discarded()) {
-        send_error(nullptr, mcp_error::parse_error,
-                   "Parse error: a line is not valid UTF-8 JSON; send one JSON-RPC message per line");
+        send_error(recovered_id(line), mcp_error::parse_error,
+                   fmt::format("Parse error: {}; send one JSON-RPC message per line, as UTF-8 JSON",
+                               parse_failure(mended ? std::string_view(*mended) : line)));
         return;
     }
     try {
@@ -237,9 +252,11 @@ void mcp_session::handle_line(std::string_view line) {
     }
 }
 
-void mcp_session::handle_oversized_line(std::size_t limit) {
-    send_error(nullptr, mcp_error::invalid_request,
-               fmt::format("Invalid Request: a message was longer than {} MiB and was dropped", limit >> 20));
+void mcp_session::handle_oversized_line(std::string_view start, std::size_t limit) {
+    send_error(recovered_id(start), mcp_error::invalid_request,
+               fmt::format("Invalid Request: the message is longer than the {} MiB ({} bytes) a line may hold and was "
+                           "dropped; pass large inputs as files (a path) rather than inline",
+                           limit >> 20, limit));
 }
 
 void mcp_session::handle_message(const json& msg) {
@@ -318,7 +335,7 @@ void mcp_session::handle_request(const json& id, const std::string& method, cons
             json supported = json::array({mcp_modern_version});
             for (const auto& s : mcp_legacy_versions()) supported.push_back(s);
             send_error(id, mcp_error::unsupported_protocol_version, "Unsupported protocol version",
-                       json{{"supported", supported}, {"requested", v}});
+                       json{{"supported", supported}, {"requested", v.is_string() ? json(shorten(v.get<std::string>())) : json(short_text(v))}});
             return;
         }
         modern = true;
@@ -355,6 +372,14 @@ void mcp_session::handle_request(const json& id, const std::string& method, cons
                   {"cacheScope", "public"}};
         send_result(id, std::move(r), true);
     } else if (method == "tools/list") {
+        if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+            // Every tool comes in one page (no nextCursor is ever sent), so no cursor is one of ours.
+            send_error(id, mcp_error::invalid_params,
+                       fmt::format("Invalid params: unknown cursor {}; tools/list returns every tool in one page, "
+                                   "so call it without a cursor",
+                                   short_text(params["cursor"])));
+            return;
+        }
         json r = {{"tools", tools_array()}};
         if (modern) {
             r["ttlMs"] = tools_ttl_ms;
