@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "util/errors.h"
 
 namespace hotkernel {
@@ -97,7 +99,10 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
     const std::size_t limit = std::max<std::size_t>(2, w.size() / 3);
     for (const auto& c : candidates) {
         const std::string lc = to_lower(c);
-        std::size_t d = edit_distance(w, lc);
+        // The distance is at least the length gap: a word far longer than every candidate (a
+        // 10 MiB argument) costs nothing, and the answer is the same.
+        const std::size_t gap = w.size() > lc.size() ? w.size() - lc.size() : lc.size() - w.size();
+        std::size_t d = gap > limit ? limit + 1 : edit_distance(w, lc);
         if (!w.empty() && lc.find(w) != std::string::npos) d = std::min<std::size_t>(d, 1);
         if (d <= limit) scored.emplace_back(d, c);
     }
@@ -108,6 +113,14 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
         out.push_back(c);
     }
     return out;
+}
+
+std::string shorten(std::string_view s, std::size_t max_bytes) {
+    if (s.size() <= max_bytes) return std::string(s);
+    const std::string tail = fmt::format("… ({} bytes)", s.size());
+    std::size_t keep = max_bytes > tail.size() ? max_bytes - tail.size() : 0;
+    while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;  // not inside a character
+    return std::string(s.substr(0, keep)) + tail;
 }
 
 std::string tail_text(std::string_view s, std::size_t max_bytes) {
