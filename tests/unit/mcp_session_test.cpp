@@ -265,7 +265,75 @@ TEST_F(session_fixture, tools_list_comes_from_the_registry) {
     EXPECT_EQ(r["tools"][0]["inputSchema"]["required"], json::array({"text"}));
     EXPECT_FALSE(r.contains("resultType"));  // legacy results carry no modern fields
     EXPECT_FALSE(r.contains("nextCursor"));
-    EXPECT_EQ(request(2, "tools/list", {{"cursor", "x"}})["result"], r);  // deterministic
+    EXPECT_EQ(request(2, "tools/list")["result"], r);  // deterministic
+    // No cursor is ever handed out, so any cursor is an invalid one.
+    json bad = request(3, "tools/list", {{"cursor", "x"}});
+    EXPECT_EQ(error_code(bad), mcp_error::invalid_params);
+    EXPECT_NE(bad["error"]["message"].get<std::string>().find("cursor"), std::string::npos);
+    EXPECT_EQ(request(4, "tools/list", {{"cursor", nullptr}})["result"], r);
+}
+
+TEST_F(session_fixture, a_line_that_does_not_parse_is_answered_with_its_id) {
+    auto one = [&](std::string_view line) {
+        out.clear();
+        session->handle_line(line);
+        EXPECT_TRUE(out.wait_count(1)) << line;
+        return out.messages().at(0);
+    };
+    json r = one("{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"ping\",\"x\":\"bad\xff\"}");
+    EXPECT_EQ(r["id"], 21);
+    EXPECT_EQ(r["error"]["code"], mcp_error::parse_error);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("not valid UTF-8"), std::string::npos) << r;
+    r = one(R"({"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"echo","arguments":{"text":"a","n":1e999}}})");
+    EXPECT_EQ(r["id"], "big");
+    EXPECT_EQ(r["error"]["code"], mcp_error::parse_error);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("out of range"), std::string::npos) << r;
+    r = one(R"({"jsonrpc":"2.0","id":22,"method":"ping",})");
+    EXPECT_EQ(r["id"], 22);
+    EXPECT_EQ(r["error"]["code"], mcp_error::parse_error);
+    r = one("{\"jsonrpc\":\"2.0\",\"id\":23,\"params\":" + std::string(200, '[') + std::string(200, ']') + "}");
+    EXPECT_EQ(r["id"], 23);
+    EXPECT_EQ(r["error"]["code"], mcp_error::invalid_request);
+}
+
+TEST_F(session_fixture, a_lone_surrogate_escape_is_read_as_the_replacement_character) {
+    // What JavaScript sends for a string cut inside an emoji: served, not refused.
+    session->handle_line(R"({"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"echo","arguments":{"text":"cut \ud83d"}}})");
+    json r = out.response(31);
+    ASSERT_TRUE(r.contains("result")) << r;
+    EXPECT_EQ(r["result"]["structuredContent"]["text"], "cut \xEF\xBF\xBD");
+    session->handle_line(R"({"jsonrpc":"2.0","id":32,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud83d\ude00"}}})");
+    EXPECT_EQ(out.response(32)["result"]["structuredContent"]["text"], "\xF0\x9F\x98\x80");  // a pair stays the emoji
+}
+
+TEST_F(session_fixture, an_oversized_line_is_answered_with_the_id_its_start_holds) {
+    session->handle_oversized_line(R"({"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"arguments":{"text":"xxxx)",
+                                   mcp_max_line_bytes);
+    json r = out.response("huge");
+    ASSERT_TRUE(r.contains("error")) << r;
+    EXPECT_EQ(r["error"]["code"], mcp_error::invalid_request);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("16 MiB (16777216 bytes)"), std::string::npos) << r;
+}
+
+TEST_F(session_fixture, errors_echo_at_most_200_bytes_of_a_value) {
+    const std::string huge(10u << 20, 'x');
+    json r = call(41, huge, json::object());  // an unknown tool's name
+    EXPECT_EQ(error_code(r), mcp_error::invalid_params);
+    EXPECT_LT(r["error"]["message"].get<std::string>().size(), 400u);
+    r = call(42, "echo", {{"text", huge}});  // past the parameter's maxLength
+    ASSERT_EQ(r["result"]["isError"], true) << r.dump().substr(0, 300);
+    const std::string text = r["result"]["content"][0]["text"];
+    EXPECT_LT(text.size(), 400u) << text;
+    EXPECT_NE(text.find("more than the 4096"), std::string::npos) << text;
+    r = call(43, "echo", {{"text", "a"}, {huge, 1}});  // an unknown parameter's name
+    EXPECT_LT(r["result"]["content"][0]["text"].get<std::string>().size(), 600u);
+    r = call(44, "echo", {{"text", "a"}, {"n", json::array({huge})}});
+    EXPECT_LT(r["result"]["content"][0]["text"].get<std::string>().size(), 400u);
+    r = request(45, "ping", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", huge}}}});
+    EXPECT_EQ(error_code(r), mcp_error::unsupported_protocol_version);
+    EXPECT_LT(r.dump().size(), 1000u);
+    r = request(46, "tools/list", {{"cursor", huge}});
+    EXPECT_LT(r.dump().size(), 400u);
 }
 
 TEST_F(session_fixture, tools_call_result_shapes) {
