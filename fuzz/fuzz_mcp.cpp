@@ -29,9 +29,9 @@ hotkernel::mcp_session& session() {
             const std::string line = hotkernel::dump_line(msg);
             if (line.find('\n') != std::string::npos || !msg.is_object() || msg.value("jsonrpc", "") != "2.0") std::abort();
             // Errors echo at most 200 bytes of any value: the whole text stays short.
-            if (msg.contains("error") && dump_line(msg["error"].value("message", hotkernel::json())).size() > 1024) std::abort();
+            if (msg.contains("error") && msg["error"].value("message", std::string()).size() > 1024) std::abort();
             if (msg.contains("result") && msg["result"].value("isError", false) &&
-                dump_line(msg["result"]["content"]).size() > 1024)
+                msg["result"]["content"].at(0).value("text", std::string()).size() > 1024)
                 std::abort();
         });
     return s;
