@@ -2,6 +2,9 @@
 // what a parse failure says.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include "mcp/framing.h"
 
 using namespace hotkernel;
@@ -88,4 +91,27 @@ TEST(parse_failure, says_why_without_echoing_the_line) {
     EXPECT_NE(why.find("not valid JSON at byte"), std::string::npos) << why;
     EXPECT_EQ(why.find("zzz"), std::string::npos) << why;
     EXPECT_LE(why.size(), 200u);
+}
+
+TEST(scan_request_id, agrees_with_the_parser_on_random_lines) {
+    // The fuzzer's property (fuzz/fuzz_mcp.cpp), on lines built from JSON pieces.
+    std::mt19937 rng(19);
+    const std::vector<std::string> pieces = {"{", "}", "[", "]", "\"", ":", ",", " ", "\"id\"", "\"i\\u0064\"", "1", "-7",
+                                             "1.5", "1e999", "\"x\"", "\"\\ud83d\"", "\"\\\"\"", "null", "true",
+                                             "\"jsonrpc\"", "\"2.0\"", "\xff", "\\", "0", "01"};
+    std::uniform_int_distribution<std::size_t> pick(0, pieces.size() - 1), len(1, 24);
+    int parsed_objects = 0;
+    for (int i = 0; i < 20000; ++i) {
+        std::string line = i % 2 ? "{\"id\":" : "{";
+        for (std::size_t k = 0, n = len(rng); k < n; ++k) line += pieces[pick(rng)];
+        if (i % 3 == 0) line += "}";
+        const json parsed = json::parse(line, nullptr, false);
+        if (!parsed.is_object()) continue;
+        ++parsed_objects;
+        const bool has = parsed.contains("id") && (parsed["id"].is_string() || parsed["id"].is_number_integer());
+        const auto scanned = scan_request_id(line);
+        ASSERT_EQ(has, scanned.has_value()) << line;
+        if (has) ASSERT_EQ(*scanned, parsed["id"]) << line;
+    }
+    EXPECT_GT(parsed_objects, 100);
 }
