@@ -335,7 +335,9 @@ void mcp_session::handle_request(const json& id, const std::string& method, cons
             json supported = json::array({mcp_modern_version});
             for (const auto& s : mcp_legacy_versions()) supported.push_back(s);
             send_error(id, mcp_error::unsupported_protocol_version, "Unsupported protocol version",
-                       json{{"supported", supported}, {"requested", v.is_string() ? json(shorten(v.get<std::string>())) : json(short_text(v))}});
+                       json{{"supported", supported}, {"requested", v.is_string()                  ? json(shorten(v.get<std::string>()))
+                                     : dump_line(v).size() <= 200 ? v
+                                                                  : json(short_text(v))}});
             return;
         }
         modern = true;
