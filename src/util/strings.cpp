@@ -95,6 +95,11 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t max_results) {
     std::vector<std::pair<std::size_t, std::string>> scored;
+    // A word more than twice as long as every candidate is farther than its limit from all of
+    // them: answered before it is even copied (a 10 MiB argument costs nothing).
+    std::size_t longest = 0;
+    for (const auto& c : candidates) longest = std::max(longest, c.size());
+    if (word.size() > 2 * longest + 3) return {};
     const std::string w = to_lower(word);
     const std::size_t limit = std::max<std::size_t>(2, w.size() / 3);
     for (const auto& c : candidates) {
