@@ -526,6 +526,12 @@ def _serve_one(req, requests):
     closes_first = bool(req.get("closes_before_exit"))
     while True:
         now = time.perf_counter()
+        if status is None and not cancelled and requests.take_cancel(req.get("id")):
+            # The call was cancelled: this run's group goes as at a timeout; the server stays.
+            cancelled = True
+            if not timed_out:
+                _kill_group(pid, signal.SIGTERM)
+                kill_at = now + grace_s
         if status is None and deadline is not None and not timed_out and now >= deadline:
             timed_out = True
             _kill_group(pid, signal.SIGTERM)
@@ -572,12 +578,7 @@ def _serve_one(req, requests):
                         os._exit(0)
                     gone = True  # kept mode: the connection is gone, the server stays
                     break
-                if status is None and not cancelled and requests.take_cancel(req.get("id")):
-                    # The call was cancelled: this run's group goes as at a timeout, the server stays.
-                    cancelled = True
-                    if not timed_out:
-                        _kill_group(pid, signal.SIGTERM)
-                        kill_at = time.perf_counter() + grace_s
+
             elif fd == pidfd:
                 continue
             else:

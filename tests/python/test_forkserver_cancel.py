@@ -90,3 +90,20 @@ def test_cancel_stops_the_run_and_its_group_and_the_server_forks_the_next(tmp_pa
         assert s.read()["event"] == "pong"
     finally:
         s.close()
+
+
+def test_a_cancel_that_comes_with_its_request_stops_the_run_at_once(tmp_path):
+    # Both lines in one read: the cancel is already waiting when the run starts.
+    script = tmp_path / "hang.py"
+    script.write_text(HANG)
+    s = Server(tmp_path)
+    try:
+        req = {"id": 7, "script": str(script), "argv": [str(script)], "timeout_s": 60, "kill_grace_s": 1}
+        t0 = time.monotonic()
+        s.p.stdin.write((json.dumps(req) + "\n" + json.dumps({"op": "cancel", "id": 7}) + "\n").encode())
+        s.p.stdin.flush()
+        ans = s.read()
+        assert (ans["event"], ans["id"], ans["cancelled"]) == ("done", 7, True), ans
+        assert time.monotonic() - t0 < 5
+    finally:
+        s.close()
