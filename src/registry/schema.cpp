@@ -174,8 +174,6 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         }
         if ((p.type == param_type::integer || p.type == param_type::number)) {
             const double d = val.get<double>();
-            if (p.minimum && p.exclusive_minimum && d <= *p.minimum)
-                throw usage_error(fmt::format("{} must be > {}, got {}", where, *p.minimum, describe_value(val)));
             if (p.minimum && d < *p.minimum)
                 throw usage_error(fmt::format("{} must be >= {}, got {}", where, *p.minimum, describe_value(val)));
             if (p.maximum && d > *p.maximum)
