@@ -111,7 +111,9 @@ TEST(scan_request_id, agrees_with_the_parser_on_random_lines) {
         const bool has = parsed.contains("id") && (parsed["id"].is_string() || parsed["id"].is_number_integer());
         const auto scanned = scan_request_id(line);
         ASSERT_EQ(has, scanned.has_value()) << line;
-        if (has) ASSERT_EQ(*scanned, parsed["id"]) << line;
+        if (has) {
+            ASSERT_EQ(*scanned, parsed["id"]) << line;
+        }
     }
     EXPECT_GT(parsed_objects, 100);
 }
