@@ -1,5 +1,7 @@
 #include "mcp/framing.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "util/strings.h"
@@ -190,6 +192,38 @@ std::optional<std::string> replace_lone_surrogates(std::string_view s) {
     if (!replaced) return std::nullopt;
     out.append(s.substr(copied));
     return out;
+}
+
+line_shape measure_line(std::string_view s) {
+    line_shape shape;
+    int depth = 0;
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const char c = s[i];
+        if (c != '"') {
+            if (c == '[' || c == '{') shape.depth = std::max(shape.depth, ++depth);
+            else if (c == ']' || c == '}') --depth;
+            ++i;
+            continue;
+        }
+        std::size_t n = 0;  // decoded bytes of this string
+        for (++i; i < s.size() && s[i] != '"'; ++n) {
+            if (s[i] != '\\') {
+                ++i;
+                continue;
+            }
+            unsigned v = 0;
+            if (i + 1 < s.size() && s[i + 1] == 'u' && hex4(s, i + 2, v)) {
+                n += v < 0x80 ? 0 : v < 0x800 ? 1 : (v >= 0xDC00 && v <= 0xDFFF) ? 0 : 2;  // +1 below
+                i += 6;
+            } else {
+                i += 2;
+            }
+        }
+        ++i;  // the closing quote
+        shape.longest_string = std::max(shape.longest_string, n);
+    }
+    return shape;
 }
 
 std::string parse_failure(std::string_view line) {

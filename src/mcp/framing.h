@@ -28,6 +28,17 @@ std::optional<json> scan_request_id(std::string_view line);
 /// byte for byte.
 std::optional<std::string> replace_lone_surrogates(std::string_view line);
 
+/// What one pass over a line finds before it is parsed: the deepest bracket nesting outside
+/// strings, and how many bytes the longest string (a key or a value) decodes to (an escape
+/// counted as the bytes it stands for; a lone low surrogate as 1). Parsing a 10 MiB string takes
+/// the JSON parser far longer than this pass, so a line whose longest string no parameter takes
+/// is refused before it is parsed.
+struct line_shape {
+    int depth = 0;
+    std::size_t longest_string = 0;
+};
+line_shape measure_line(std::string_view line);
+
 /// Why `line` is not JSON, in one short sentence without the line's bytes (at most ~200
 /// characters): invalid UTF-8 (at which byte), a number out of range, or the parser's reason.
 std::string parse_failure(std::string_view line);

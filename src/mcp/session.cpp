@@ -30,23 +30,13 @@ void log_stderr(const std::string& line) {
     std::cerr << "hotkernel mcp: " << line << "\n" << std::flush;
 }
 
-/// Deepest bracket nesting outside strings; nlohmann's parser is iterative but dumping and
-/// comparing are recursive, so absurd nesting is refused before parsing.
-int nesting_depth(std::string_view s) {
-    int depth = 0, worst = 0;
-    bool in_string = false, escaped = false;
-    for (char c : s) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') worst = std::max(worst, ++depth);
-        else if (c == ']' || c == '}') --depth;
-    }
-    return worst;
+/// The longest string any parameter of these tools takes (its maxLength): a longer string in
+/// a message is refused before the message is parsed.
+std::size_t longest_string_taken(const std::vector<tool_spec>& tools) {
+    std::size_t most = default_max_length;
+    for (const auto& t : tools)
+        for (const auto& p : t.params) most = std::max(most, p.max_length.value_or(default_max_length));
+    return most;
 }
 
 bool valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
@@ -223,9 +213,22 @@ void mcp_session::handle_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (trim(line).empty()) return;
     reap_finished();
-    if (nesting_depth(line) > max_nesting) {
+    // nlohmann's parser is iterative but dumping and comparing are recursive, so absurd nesting
+    // is refused before parsing; so is a string no parameter takes (parsing it alone would take
+    // longer than the whole answer may).
+    const line_shape shape = measure_line(line);
+    if (shape.depth > max_nesting) {
         send_error(recovered_id(line), mcp_error::invalid_request,
                    fmt::format("Invalid Request: the message nests deeper than {} levels", max_nesting));
+        return;
+    }
+    if (const std::size_t most = longest_string_taken(m_opts.tools.empty() ? all_tools() : m_opts.tools);
+        shape.longest_string > most) {
+        send_error(recovered_id(line), mcp_error::invalid_params,
+                   fmt::format("Invalid params: a string in the message is {} bytes long, more than any parameter "
+                               "takes (each says its maxLength: at most {} bytes, most {}); pass large inputs as "
+                               "files (a path)",
+                               shape.longest_string, most, default_max_length));
         return;
     }
     json msg = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);

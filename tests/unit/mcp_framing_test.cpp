@@ -117,3 +117,15 @@ TEST(scan_request_id, agrees_with_the_parser_on_random_lines) {
     }
     EXPECT_GT(parsed_objects, 100);
 }
+
+TEST(measure_line, finds_the_nesting_and_the_longest_string_as_decoded) {
+    EXPECT_EQ(measure_line(R"({"a":[{"b":1}]})").depth, 3);
+    EXPECT_EQ(measure_line(R"({"a":"[[[["})").depth, 1);  // brackets in strings do not count
+    EXPECT_EQ(measure_line(R"({"abc":"hello"})").longest_string, 5u);
+    EXPECT_EQ(measure_line(R"({"k":"a\"b\\c"})").longest_string, 5u);      // a"b\c
+    EXPECT_EQ(measure_line(R"({"k":"\u00e9\u20ac"})").longest_string, 5u);  // 2 + 3 bytes
+    EXPECT_EQ(measure_line(R"({"k":"\ud83d\ude00"})").longest_string, 4u);  // one emoji
+    const std::string big(5000, 'x');
+    EXPECT_EQ(measure_line("{\"" + big + "\":1}").longest_string, 5000u);  // a key counts too
+    EXPECT_EQ(measure_line("{\"k\":\"" + big).longest_string, 5000u);     // a line cut inside it
+}
