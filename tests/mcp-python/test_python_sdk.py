@@ -110,7 +110,7 @@ def test_a_call_through_the_fake_runner_reports_progress_then_its_result():
     async def main():
         async with connect(HOTKERNEL_FAKE_RUNNER=str(fake_script())) as s:
             r = await s.call_tool("bench", {"script": str(script), "n": 6, "warm": False},
-                                  read_timeout_seconds=60, progress_callback=on_progress)
+                                  read_timeout_seconds=240, progress_callback=on_progress)
             assert r.is_error is False, r.content
             assert abs(r.structured_content["mean_ms"] - 2.0) < 0.1
             assert len(seen) >= 2, seen
