@@ -433,6 +433,25 @@ class _Requests:
         line, self.buf = self.buf[:nl], self.buf[nl + 1 :]
         return line
 
+    def take_cancel(self, run_id):
+        """True when {"op": "cancel", "id": run_id} has come in; that line is taken out."""
+        if b'"cancel"' not in self.buf:
+            return False
+        lines = self.buf.split(b"\n")
+        rest = lines.pop()  # not complete yet
+        kept, found = [], False
+        for line in lines:
+            try:
+                req = json.loads(line)
+            except ValueError:
+                req = None
+            if isinstance(req, dict) and req.get("op") == "cancel" and req.get("id") == run_id:
+                found = True
+            else:
+                kept.append(line + b"\n")
+        self.buf = b"".join(kept) + rest
+        return found
+
 
 def _stdin_source(data):
     if not data:
@@ -499,6 +518,7 @@ def _serve_one(req, requests):
     deadline = start + timeout_s if timeout_s > 0 else None
     kill_at = None
     timed_out = False
+    cancelled = False
     status = None
     drain_until = None
     gone = False
@@ -506,6 +526,12 @@ def _serve_one(req, requests):
     closes_first = bool(req.get("closes_before_exit"))
     while True:
         now = time.perf_counter()
+        if status is None and not cancelled and requests.take_cancel(req.get("id")):
+            # The call was cancelled: this run's group goes as at a timeout; the server stays.
+            cancelled = True
+            if not timed_out:
+                _kill_group(pid, signal.SIGTERM)
+                kill_at = now + grace_s
         if status is None and deadline is not None and not timed_out and now >= deadline:
             timed_out = True
             _kill_group(pid, signal.SIGTERM)
@@ -552,6 +578,7 @@ def _serve_one(req, requests):
                         os._exit(0)
                     gone = True  # kept mode: the connection is gone, the server stays
                     break
+
             elif fd == pidfd:
                 continue
             else:
@@ -585,6 +612,7 @@ def _serve_one(req, requests):
         "exit_code": None if exiting else (os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1),
         "signal": 0 if exiting else (os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0),
         "timed_out": timed_out,
+        "cancelled": cancelled,
         "wall_s": end - start,
         "stdout_b64": base64.b64encode(tails[out_r].value()).decode(),
         "stderr_b64": base64.b64encode(tails[err_r].value()).decode(),
@@ -697,6 +725,8 @@ def _serve(requests):
             return True
         if op == "ping":
             _send({"event": "pong", "forkable": unforkable_reason() is None, "reason": unforkable_reason()})
+            continue
+        if op == "cancel":  # for a run answered already
             continue
         try:
             ans = _serve_one(req, requests)

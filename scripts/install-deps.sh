@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Installs what hotkernel's build, example and tests need on Debian 12, idempotently:
 # a second run installs nothing. Parts: build, python (Debian's torch 1.13), torch2 (a venv
-# with a current torch, triton and cuobjdump from PyPI), node (the MCP test client), fuzz (clang).
-# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [fuzz]   (default: all)
+# with a current torch, triton and cuobjdump from PyPI), node (the MCP TypeScript test client),
+# mcp-python (a venv with the official MCP Python SDK client), fuzz (clang).
+# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node fuzz)
+[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 TORCH2_VENV=${HOTKERNEL_TORCH2_VENV:-/opt/hotkernel-dev/torch2}
+MCP_PY_VENV=${HOTKERNEL_MCP_PY_VENV:-/opt/hotkernel-dev/mcp-sdk}
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 apt_pkgs=()
@@ -19,6 +21,7 @@ want build && apt_pkgs+=(build-essential cmake ninja-build pkg-config nlohmann-j
                          python3-pytest ccache git)
 want python && apt_pkgs+=(python3-torch python3-numpy python3-pytest)
 want torch2 && apt_pkgs+=(python3-venv binutils)
+want mcp-python && apt_pkgs+=(python3-venv)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
 want fuzz && apt_pkgs+=(clang libclang-rt-14-dev)
 
@@ -66,5 +69,15 @@ if want node; then
   if [ ! -d tests/mcp/node_modules/@modelcontextprotocol/sdk ]; then
     echo "install-deps: npm install in tests/mcp (from the committed package-lock.json)" >&2
     (cd tests/mcp && npm install --no-audit --no-fund --loglevel=error)
+  fi
+fi
+
+if want mcp-python; then
+  want_mcp=$(grep -E '^mcp==' scripts/requirements-mcp-python.txt)
+  if [ "$("$MCP_PY_VENV/bin/python" -m pip freeze --disable-pip-version-check 2>/dev/null | grep -E '^mcp==')" != "$want_mcp" ]; then
+    echo "install-deps: creating $MCP_PY_VENV (the MCP Python SDK client, $want_mcp, from PyPI)" >&2
+    $SUDO mkdir -p "$(dirname "$MCP_PY_VENV")"
+    $SUDO /usr/bin/python3 -m venv "$MCP_PY_VENV"
+    $SUDO "$MCP_PY_VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-mcp-python.txt
   fi
 fi

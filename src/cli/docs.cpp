@@ -38,7 +38,10 @@ std::string tools_markdown() {
         md += fmt::format("| [`{}`](#{}) | `hotkernel {}` | {} |\n", t.name, t.name, to_kebab(t.name), cell(t.summary));
     for (const auto& t : all_tools()) {
         md += fmt::format("\n## {}\n\n**{}**. CLI: `hotkernel {}`. {}.\n\n{}\n\n", t.name, t.title, to_kebab(t.name),
-                          t.annotations.read_only ? "Read-only" : "Writes files", t.description);
+                          t.annotations.read_only     ? "Read-only"
+                          : t.annotations.destructive ? "Runs the user's code"
+                                                      : "Writes files",
+                          t.description);
         if (t.params.empty()) {
             md += "No parameters.\n";
             continue;

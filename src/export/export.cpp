@@ -31,7 +31,7 @@ export_spec parse_export(const std::string& text, const std::string& param_name)
                 const std::string path = trim(text.substr(colon + 1));
                 if (path.empty())
                     throw usage_error(fmt::format("{} '{}' names no file after the colon; e.g. bmf:bench.json",
-                                                  param_name, cut_short(text, 80)));
+                                                  param_name, shorten(text, 80)));
                 return {f, path};
             }
     }
@@ -41,7 +41,7 @@ export_spec parse_export(const std::string& text, const std::string& param_name)
     if (ext == ".csv") return {export_format::csv, p};
     throw usage_error(fmt::format("{} '{}' is not FORMAT:PATH; FORMAT is markdown, csv, bmf or "
                                   "github-action-benchmark (a path ending .md or .csv needs none), e.g. bmf:bench.json",
-                                  param_name, cut_short(text, 80)));
+                                  param_name, shorten(text, 80)));
 }
 
 json write_exports(const std::vector<export_spec>& specs, const json& verify_result) {

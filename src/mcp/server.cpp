@@ -20,13 +20,13 @@
 namespace hotkernel {
 namespace {
 
-constexpr std::size_t max_line_bytes = 16u << 20;  // far above any real request, far below memory trouble
 constexpr auto shutdown_wait = std::chrono::seconds(5);  // > the runner's 2 s SIGTERM→SIGKILL grace
 
 volatile std::sig_atomic_t g_stop_signal = 0;
 extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
 
-/// Feeds complete lines to the session; drops (and reports) a line longer than the cap.
+/// Feeds complete lines to the session; drops (and reports, with the id its start holds) a
+/// line longer than the cap.
 class line_splitter {
 public:
     explicit line_splitter(mcp_session& session) : m_session(session) {}
@@ -37,9 +37,9 @@ public:
             const std::size_t end = nl ? static_cast<std::size_t>(nl - data) : n;
             if (!m_overflow) {
                 m_buf.append(data + i, end - i);
-                if (m_buf.size() > max_line_bytes) {
+                if (m_buf.size() > mcp_max_line_bytes) {
                     m_overflow = true;
-                    m_buf.clear();
+                    m_buf.resize(mcp_kept_line_start);  // enough to find the id in
                     m_buf.shrink_to_fit();
                 }
             }
@@ -55,7 +55,7 @@ public:
 private:
     void finish_line() {
         if (m_overflow) {
-            m_session.handle_oversized_line(max_line_bytes);
+            m_session.handle_oversized_line(m_buf, mcp_max_line_bytes);
             m_overflow = false;
         } else {
             m_session.handle_line(m_buf);

@@ -39,6 +39,10 @@ inline const std::vector<std::string>& mcp_legacy_versions() {
 }
 /// The stateless revision served through per-request _meta and server/discover.
 inline constexpr const char* mcp_modern_version = "2026-07-28";
+/// The longest line `hotkernel mcp` reads (far above any real request, far below memory
+/// trouble); of a longer one it keeps the first mcp_kept_line_start bytes, to find its id.
+inline constexpr std::size_t mcp_max_line_bytes = 16u << 20;
+inline constexpr std::size_t mcp_kept_line_start = 64u << 10;
 
 /// JSON-RPC / MCP error codes the server emits.
 namespace mcp_error {
@@ -81,8 +85,9 @@ public:
     /// One received line (without its '\n'; a trailing '\r' is stripped here).
     void handle_line(std::string_view line);
 
-    /// A line longer than the transport's cap (`limit` bytes) was dropped: answers -32600.
-    void handle_oversized_line(std::size_t limit);
+    /// A line longer than the transport's cap (`limit` bytes) was dropped: answers -32600 with
+    /// the id found in `start`, the first bytes of that line (mcp_kept_line_start of them).
+    void handle_oversized_line(std::string_view start, std::size_t limit);
 
     /// Cancels every running call (their responses are suppressed) and waits up to `wait`
     /// for the workers. Returns true when all of them finished in time.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "mcp/plot_image.h"
+#include "mcp/framing.h"
 #include "mcp/server.h"
 #include "process/fake_runner.h"
 #include "process/fork_server_runner.h"
@@ -30,26 +31,22 @@ void log_stderr(const std::string& line) {
     std::cerr << "hotkernel mcp: " << line << "\n" << std::flush;
 }
 
-/// Deepest bracket nesting outside strings; nlohmann's parser is iterative but dumping and
-/// comparing are recursive, so absurd nesting is refused before parsing.
-int nesting_depth(std::string_view s) {
-    int depth = 0, worst = 0;
-    bool in_string = false, escaped = false;
-    for (char c : s) {
-        if (in_string) {
-            if (escaped) escaped = false;
-            else if (c == '\\') escaped = true;
-            else if (c == '"') in_string = false;
-            continue;
-        }
-        if (c == '"') in_string = true;
-        else if (c == '[' || c == '{') worst = std::max(worst, ++depth);
-        else if (c == ']' || c == '}') --depth;
-    }
-    return worst;
+/// The longest string any parameter of these tools takes (its maxLength): a longer string in
+/// a message is refused before the message is parsed.
+std::size_t longest_string_taken(const std::vector<tool_spec>& tools) {
+    std::size_t most = default_max_length;
+    for (const auto& t : tools)
+        for (const auto& p : t.params) most = std::max(most, p.max_length.value_or(default_max_length));
+    return most;
 }
 
 bool valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
+
+/// The id of a line that is not a valid message, where it can be read; null where not.
+json recovered_id(std::string_view line) {
+    auto id = scan_request_id(line);
+    return id ? *id : json();
+}
 
 std::string short_text(const json& v) {
     std::string s = dump_line(v);
@@ -217,15 +214,36 @@ void mcp_session::handle_line(std::string_view line) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (trim(line).empty()) return;
     reap_finished();
-    if (nesting_depth(line) > max_nesting) {
-        send_error(nullptr, mcp_error::invalid_request,
+    // nlohmann's parser is iterative but dumping and comparing are recursive, so absurd nesting
+    // is refused before parsing; so is a string no parameter takes (parsing it alone would take
+    // longer than the whole answer may).
+    const line_shape shape = measure_line(line);
+    if (shape.depth > max_nesting) {
+        send_error(recovered_id(line), mcp_error::invalid_request,
                    fmt::format("Invalid Request: the message nests deeper than {} levels", max_nesting));
         return;
     }
+    if (const std::size_t most = longest_string_taken(m_opts.tools.empty() ? all_tools() : m_opts.tools);
+        shape.longest_string > most) {
+        send_error(recovered_id(line), mcp_error::invalid_params,
+                   fmt::format("Invalid params: a string in the message is {} bytes long, more than any parameter "
+                               "takes (each says its maxLength: at most {} bytes, most {}); pass large inputs as "
+                               "files (a path)",
+                               shape.longest_string, most, default_max_length));
+        return;
+    }
     json msg = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    std::optional<std::string> mended;
+    if (msg.is_discarded() && (mended = replace_lone_surrogates(line))) {
+        // A JavaScript string cut inside a surrogate pair: served with U+FFFD in its place, as
+        // a UTF-8 encoder would write it, rather than refused.
+        msg = json::parse(mended->begin(), mended->end(), nullptr, /*allow_exceptions=*/false);
+        if (!msg.is_discarded()) log_stderr("a message had a lone UTF-16 surrogate escape; it was read as U+FFFD");
+    }
     if (msg.is_discarded()) {
-        send_error(nullptr, mcp_error::parse_error,
-                   "Parse error: a line is not valid UTF-8 JSON; send one JSON-RPC message per line");
+        send_error(recovered_id(line), mcp_error::parse_error,
+                   fmt::format("Parse error: {}; send one JSON-RPC message per line, as UTF-8 JSON",
+                               parse_failure(mended ? std::string_view(*mended) : line)));
         return;
     }
     try {
@@ -238,9 +256,11 @@ void mcp_session::handle_line(std::string_view line) {
     }
 }
 
-void mcp_session::handle_oversized_line(std::size_t limit) {
-    send_error(nullptr, mcp_error::invalid_request,
-               fmt::format("Invalid Request: a message was longer than {} MiB and was dropped", limit >> 20));
+void mcp_session::handle_oversized_line(std::string_view start, std::size_t limit) {
+    send_error(recovered_id(start), mcp_error::invalid_request,
+               fmt::format("Invalid Request: the message is longer than the {} MiB ({} bytes) a line may hold and was "
+                           "dropped; pass large inputs as files (a path) rather than inline",
+                           limit >> 20, limit));
 }
 
 void mcp_session::handle_message(const json& msg) {
@@ -319,7 +339,9 @@ void mcp_session::handle_request(const json& id, const std::string& method, cons
             json supported = json::array({mcp_modern_version});
             for (const auto& s : mcp_legacy_versions()) supported.push_back(s);
             send_error(id, mcp_error::unsupported_protocol_version, "Unsupported protocol version",
-                       json{{"supported", supported}, {"requested", v}});
+                       json{{"supported", supported}, {"requested", v.is_string()                  ? json(shorten(v.get<std::string>()))
+                                     : dump_line(v).size() <= 200 ? v
+                                                                  : json(short_text(v))}});
             return;
         }
         modern = true;
@@ -356,6 +378,14 @@ void mcp_session::handle_request(const json& id, const std::string& method, cons
                   {"cacheScope", "public"}};
         send_result(id, std::move(r), true);
     } else if (method == "tools/list") {
+        if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+            // Every tool comes in one page (no nextCursor is ever sent), so no cursor is one of ours.
+            send_error(id, mcp_error::invalid_params,
+                       fmt::format("Invalid params: unknown cursor {}; tools/list returns every tool in one page, "
+                                   "so call it without a cursor",
+                                   short_text(params["cursor"])));
+            return;
+        }
         json r = {{"tools", tools_array()}};
         if (modern) {
             r["ttlMs"] = tools_ttl_ms;

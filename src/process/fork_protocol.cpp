@@ -30,7 +30,8 @@ process_result decode_fork_done(const json& ans, double elapsed_s) {
     res.exit_pending = ans.value("exiting", false);
     const json& code = ans.contains("exit_code") ? ans["exit_code"] : json();
     res.exit_code = res.exit_pending ? 0 : (code.is_number_integer() ? code.get<int>() : -1);
-    res.term_signal = res.timed_out ? 0 : ans.value("signal", 0);
+    res.cancelled = ans.value("cancelled", false);
+    res.term_signal = res.timed_out || res.cancelled ? 0 : ans.value("signal", 0);
     res.wall_s = ans.value("wall_s", elapsed_s);
     res.stdout_text = base64_decode(ans.value("stdout_b64", ""));
     res.stderr_text = base64_decode(ans.value("stderr_b64", ""));
@@ -42,6 +43,8 @@ process_result decode_fork_done(const json& ans, double elapsed_s) {
             if (st.is_string()) res.strays.push_back(st.get<std::string>());
     return res;
 }
+
+json encode_fork_cancel(std::size_t id) { return json{{"op", "cancel"}, {"id", id}}; }
 
 namespace {
 constexpr char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -9,7 +9,8 @@
 //     {"event": "done", "id", "pid", "exit_code" (null when killed), "signal", "timed_out",
 //      "exiting" (answered at the close of its pipes, before its exit: closes_before_exit),
 //      "wall_s", "stdout_b64", "stderr_b64", "channel_b64" (with result_channel),
-//      "stdout_truncated", "stderr_truncated", "strays": ["pid N: command", ...]}  per run;
+//      "stdout_truncated", "stderr_truncated", "cancelled", "strays": ["pid N: command", ...]}
+//      per run;
 //     {"event": "refused", "id", "reason"}  when it cannot fork (then hotkernel runs fresh);
 //     {"event": "pong", "forkable", "reason"}  for {"op": "ping"}.
 //   hotkernel -> server (its stdin, or the socket):
@@ -17,6 +18,9 @@
 //      "env_unset", "cwd", "stdin_b64", "result_channel", "result_fd_env", "timeout_s",
 //      "kill_grace_s", "max_capture_bytes", "closes_before_exit"} per run, plus "env_full" (the
 //      client's whole environment) for a kept server, which another process started;
+//     {"op": "cancel", "id"} while run `id` is in flight: its group is killed as at a timeout
+//     (SIGTERM, SIGKILL after kill_grace_s) and its "done" says "cancelled"; the server stays
+//     for the next run (one for a run answered already is ignored);
 //     {"op": "ping"} / {"op": "quit"}.
 // Bytes (stdin, stdout, stderr, the channel) travel as standard base64 so that any byte, valid
 // UTF-8 or not, comes back exactly.
@@ -35,6 +39,9 @@ namespace hotkernel {
 /// interpreter) in working directory `cwd`; with env_full, the client's whole environment.
 json encode_fork_request(std::size_t id, const process_spec& spec, const std::string& cwd,
                          const std::map<std::string, std::string>* env_full = nullptr);
+
+/// The line that cancels run `id` (the server answers it with that run's "done").
+json encode_fork_cancel(std::size_t id);
 
 /// A "done" answer as the process_result a fresh process would have given; wall_s falls back
 /// to `elapsed_s` when the server did not say. An exiting run has exit_code 0 and

@@ -414,6 +414,25 @@ fork_server* fork_server_runner::await_ready(const fork_server_key& key, const c
     }
 }
 
+std::optional<process_result> fork_server_runner::cancel_run(fork_server& srv, std::size_t id, const process_spec& spec) {
+    if (!srv.session->write_line(dump_line(encode_fork_cancel(id)))) return std::nullopt;
+    const auto t0 = steady::now();
+    const cancel_token uncancelled;  // the call's own token is set: wait on one that is not
+    // SIGTERM, the grace, SIGKILL, then up to 2 s draining pipes a stray holds.
+    const double limit_s = spec.kill_grace_s + 2.0 + 5.0;
+    while (seconds_since(t0) < limit_s) {
+        auto line = srv.session->read_line(0.25, uncancelled);
+        if (line && line->from_channel) {
+            json ans = json::parse(line->text, nullptr, false);
+            if (!ans.is_object() || ans.value("id", json()) != json(id)) continue;
+            if (ans.value("event", "") != "done") return std::nullopt;
+            return decode_fork_done(ans, seconds_since(t0));
+        }
+        if (!line && !srv.session->alive()) return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 process_result fork_server_runner::forked(fork_server& srv, const process_spec& spec, const cancel_token& cancel) {
     const std::size_t id = m_next_id++;
     // A kept server was started by another process: the run gets this one's environment.
@@ -448,9 +467,13 @@ process_result fork_server_runner::forked(fork_server& srv, const process_spec& 
             return res;
         }
         if (cancel.cancelled()) {
-            drop_server();  // takes the run in flight with it
-            process_result res;
+            // Only this run stops: the server kills its group and answers, and stays warm for
+            // the next call. A server that cannot is ended, taking the run with it.
+            std::optional<process_result> done = cancel_run(srv, id, spec);
+            if (!done) drop_server();
+            process_result res = done ? std::move(*done) : process_result{};
             res.cancelled = true;
+            res.timed_out = false;
             res.wall_s = seconds_since(t0);
             return res;
         }

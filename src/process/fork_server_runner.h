@@ -130,6 +130,9 @@ private:
     std::unique_ptr<process_session> connect_kept(const process_spec& private_spec, bool heavy);
     fork_server* await_ready(const fork_server_key& key, const cancel_token& cancel);
     process_result forked(fork_server& srv, const process_spec& spec, const cancel_token& cancel);
+    /// Asks the server to stop run `id` (cancelled) and waits for its answer; nullopt when the
+    /// server cannot (then it must be ended).
+    std::optional<process_result> cancel_run(fork_server& srv, std::size_t id, const process_spec& spec);
 
     process_runner& m_real;
     options m_opts;

@@ -22,13 +22,24 @@ const char* type_name(param_type t) {
     return "string";
 }
 
+/// A value as an error echoes it: JSON, at most max_echo bytes (a long string is cut before it
+/// is dumped, so a 10 MiB argument costs nothing).
+constexpr std::size_t max_echo = 200;
 std::string describe_value(const json& v) {
-    std::string s = dump_line(v);
-    if (s.size() > 60) s = s.substr(0, 57) + "...";
-    return s;
+    if (v.is_string()) return shorten(dump_line(json(shorten(v.get_ref<const std::string&>(), max_echo))), max_echo);
+    return shorten(dump_line(v), max_echo);
 }
 
+std::size_t max_length_of(const param_spec& p) { return p.max_length.value_or(default_max_length); }
+
 std::string number_text(double d) { return fmt::format("{}", d); }
+
+void check_length(const std::string& where, const json& s, std::size_t max) {
+    const auto& text = s.get_ref<const std::string&>();
+    if (text.size() > max)
+        throw usage_error(fmt::format("{} is {} bytes long, more than the {} it takes; got {}", where, text.size(), max,
+                                      describe_value(s)));
+}
 
 }  // namespace
 
@@ -45,7 +56,10 @@ std::string param_value_text(const json& v) {
 std::string param_limits(const param_spec& p, bool with_default) {
     std::vector<std::string> parts;
     if (with_default && !p.default_value.is_null()) parts.push_back("Default " + param_value_text(p.default_value));
-    if (p.minimum && p.maximum) parts.push_back(number_text(*p.minimum) + ".." + number_text(*p.maximum));
+    if (p.minimum && p.exclusive_minimum) {
+        parts.push_back("> " + number_text(*p.minimum));
+        if (p.maximum) parts.push_back("<= " + number_text(*p.maximum));
+    } else if (p.minimum && p.maximum) parts.push_back(number_text(*p.minimum) + ".." + number_text(*p.maximum));
     else if (p.minimum) parts.push_back(">= " + number_text(*p.minimum));
     else if (p.maximum) parts.push_back("<= " + number_text(*p.maximum));
     return fmt::format("{}", fmt::join(parts, "; "));
@@ -69,9 +83,12 @@ json input_schema(const tool_spec& tool) {
     json required = json::array();
     for (const auto& p : tool.params) {
         json prop = {{"type", type_name(p.type)}, {"description", param_description(p)}};
-        if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}};
+        if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}, {"maxLength", max_length_of(p)}};
         if (!p.choices.empty()) prop["enum"] = p.choices;
-        if (p.minimum) prop["minimum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
+        else if (p.type == param_type::string) prop["maxLength"] = max_length_of(p);
+        if (p.minimum)
+            prop[p.exclusive_minimum ? "exclusiveMinimum" : "minimum"] =
+                p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
         if (p.maximum) prop["maximum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.maximum)) : json(*p.maximum);
         if (!p.default_value.is_null()) prop["default"] = p.default_value;
         props[p.name] = prop;
@@ -110,7 +127,7 @@ json validate_args(const tool_spec& tool, const json& args_in) {
             auto close = closest_matches(to_snake(it.key()), names);
             std::string hint = close.empty() ? fmt::format("valid parameters: {}", fmt::join(names, ", "))
                                              : fmt::format("did you mean '{}'?", close.front());
-            throw usage_error(fmt::format("{}: unknown parameter '{}'; {}", tool.name, it.key(), hint));
+            throw usage_error(fmt::format("{}: unknown parameter '{}'; {}", tool.name, shorten(it.key(), max_echo), hint));
         }
     }
 
@@ -134,6 +151,7 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         switch (p.type) {
             case param_type::string:
                 if (!val.is_string()) throw usage_error(fmt::format("{} must be a string, got {}", where, describe_value(val)));
+                check_length(where, val, max_length_of(p));
                 break;
             case param_type::boolean:
                 if (!val.is_boolean()) throw usage_error(fmt::format("{} must be true or false, got {}", where, describe_value(val)));
@@ -153,8 +171,10 @@ json validate_args(const tool_spec& tool, const json& args_in) {
                                                   "e.g. [\"x\", \"w_q\"]",
                                                   where, describe_value(val)));
                 if (!val.is_array()) throw usage_error(fmt::format("{} must be a list of strings, got {}", where, describe_value(val)));
-                for (const auto& e : val)
+                for (const auto& e : val) {
                     if (!e.is_string()) throw usage_error(fmt::format("{} must hold only strings, got {}", where, describe_value(e)));
+                    check_length(where, e, max_length_of(p));
+                }
                 break;
         }
         if ((p.type == param_type::integer || p.type == param_type::number)) {
@@ -170,7 +190,7 @@ json validate_args(const tool_spec& tool, const json& args_in) {
             for (const auto& c : p.choices) ok |= c == s;
             if (!ok) {
                 auto close = closest_matches(s, p.choices);
-                throw usage_error(fmt::format("{} must be one of {}, got '{}'{}", where, fmt::join(p.choices, ", "), s,
+                throw usage_error(fmt::format("{} must be one of {}, got '{}'{}", where, fmt::join(p.choices, ", "), shorten(s, max_echo),
                                               close.empty() ? "" : fmt::format(" (did you mean '{}'?)", close.front())));
             }
         }

@@ -34,7 +34,14 @@ struct param_spec {
     /// A string that also takes JSON `true` (arriving as the word "true"; `false` as absent):
     /// `plot`, whose true means "a file of the tool's choosing".
     bool or_true = false;
+    bool exclusive_minimum = false;    ///< the bound is `> minimum` (JSON Schema exclusiveMinimum)
+    /// Strings, and each item of a list: at most this many bytes (JSON Schema maxLength).
+    /// Unset: default_max_length, so no argument can make an error or a fuzzy match slow.
+    std::optional<std::size_t> max_length;
 };
+
+/// The bound of a string parameter that declares none: a path (PATH_MAX), a name, a shape.
+inline constexpr std::size_t default_max_length = 4096;
 
 /// A parameter from its three essentials (for rows declared outside a tool's argument struct).
 inline param_spec make_param(std::string name, param_type type, std::string summary) {

@@ -23,11 +23,11 @@ std::optional<gate_rule> parse_gate(std::string_view text, std::string& error) {
             return gate_rule{gate_kind::regression, v};
         error = fmt::format("the regression bound '{}' is not a percentage in 0..1000 (e.g. regression:5 fails when the "
                             "candidate is surely more than 5% slower)",
-                            cut_short(pct, 40));
+                            shorten(pct, 40));
         return std::nullopt;
     }
     error = fmt::format("'{}' is not a gate; use slower, not-faster or regression:<pct> (e.g. regression:5)",
-                        cut_short(t, 60));
+                        shorten(t, 60));
     return std::nullopt;
 }
 

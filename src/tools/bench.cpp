@@ -273,7 +273,7 @@ tool_spec bench_tool() {
           {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"plot", plot_result_schema()},
           {"warnings", findings_schema(finding_kind::warning)}}}};
-    t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
+    t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's script
     t.render = bench_render;
     return make_tool<bench_args>(std::move(t), bench_params(), bench_handler);
 }

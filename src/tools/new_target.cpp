@@ -373,7 +373,8 @@ tool_spec new_tool() {
               {"note", {{"type", "string"}}},
               {"reason", {{"type", "string"}}}}}}},
           {"warnings", findings_schema(finding_kind::warning)}}}};
-    t.annotations = {.read_only = false, .destructive = false, .idempotent = true, .open_world = false};
+    // Imports the user's module (its top level runs) and writes files; force replaces an edited candidate.
+    t.annotations = {.read_only = false, .destructive = true, .idempotent = true, .open_world = false};
     t.render = new_render;
     return make_tool<new_args>(
         std::move(t),

@@ -339,7 +339,7 @@ tool_spec profile_tool() {
           {"kernels", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"tool", "report_path", "csv_path", "kernels", "warnings"}}};
-    t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
+    t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's command
     return make_tool<profile_args>(
         std::move(t),
         {
@@ -353,7 +353,8 @@ tool_spec profile_tool() {
                               "backslashes; no pipes or variables: wrap those in bash -c '...'). A leading "
                               "python/python3 runs the user's interpreter (--python / HOTKERNEL_PYTHON)",
                    .required = true,
-                   .positional = true}),
+                   .positional = true,
+                   .max_length = 65536}),
             param(&profile_args::ncu_kernel_regex,
                   {.name = "ncu_kernel_regex",
                    .summary = "ncu only: profile only kernels whose full demangled name matches this regex, "

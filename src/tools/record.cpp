@@ -140,7 +140,8 @@ tool_spec record_tool() {
         {param(&record_args::result, {.name = "result",
                                       .summary = "The verify result: its JSON text, or the path of a file holding it "
                                                  "(e.g. verify.json)",
-                                      .required = true}),
+                                      .required = true,
+                                      .max_length = 4u << 20}),
          param(&record_args::note,
                {.name = "note", .summary = "One line: what changed in the candidate", .required = true}),
          param(&record_args::who, {.name = "who",

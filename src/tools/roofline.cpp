@@ -44,7 +44,7 @@ resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
             throw tool_error(fmt::format("unknown GPU '{}': not a key or nvidia-smi name in the spec table; {}"
                                          "pass a key such as h200_sxm, or an nvidia-smi name such as \"NVIDIA H200\" "
                                          "(hotkernel gpu-info shows this machine's names)",
-                                         arg, close.empty() ? std::string() : "close matches: " + join(close) + "; "));
+                                         shorten(arg), close.empty() ? std::string() : "close matches: " + join(close) + "; "));
         }
         return r;
     }
@@ -244,15 +244,17 @@ tool_spec roofline_tool() {
                 .summary = "Which GPU: an index into this machine's GPUs (\"0\", \"1\", …; needs nvidia-smi), or a "
                            "spec-table key (\"h200_sxm\") or nvidia-smi name (\"NVIDIA H200\", "
                            "\"NVIDIA A100-SXM4-80GB\"), case-insensitive",
-                .default_value = "0"}),
+                .default_value = "0",
+                .max_length = 256}),
          param(&roofline_args::flops, {.name = "flops",
                                        .summary = "Operations one kernel call performs (a matmul MxNxK: 2*M*N*K)",
                                        .required = true,
                                        .minimum = 0.0}),
          param(&roofline_args::bytes, {.name = "bytes",
-                                       .summary = "DRAM bytes one call moves, reads plus writes [bytes]; 0 is refused",
+                                       .summary = "DRAM bytes one call moves, reads plus writes [bytes]",
                                        .required = true,
-                                       .minimum = 0.0}),
+                                       .minimum = 0.0,
+                                       .exclusive_minimum = true}),
          param(&roofline_args::dtype,
                {.name = "dtype",
                 .summary = "Data type whose dense tensor peak applies (fp16 = FP32 accumulate; int8 in TOPS)",
@@ -262,7 +264,8 @@ tool_spec roofline_tool() {
                {.name = "measured_mem_gbs",
                 .summary = "Bandwidth a streaming copy reaches on this card [GB/s, 1e9 B/s]. Adds "
                            "attainable_ms_measured. Without it: the GPU's calibration cache, if any",
-                .minimum = 0.0}),
+                .minimum = 0.0,
+                .exclusive_minimum = true}),
          param(&roofline_args::baseline_ms,
                {.name = "baseline_ms",
                 .summary = "Time of one baseline call [ms] (verify's baseline.mean_ms): a point, with its % of the floor",

@@ -167,7 +167,7 @@ tool_spec torch_profile_tool() {
           {"note", {{"type", "string"}}},
           {"warnings", findings_schema(finding_kind::warning)}}},
         {"required", {"script", "kernels", "ops", "warnings"}}};
-    t.annotations = {.read_only = false, .destructive = false, .idempotent = false, .open_world = false};
+    t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's script
     t.render = [](const json& result) {
         // Input shapes are nested arrays, which the table renderer leaves out: show them as text.
         json shown = result;

@@ -449,7 +449,7 @@ tool_spec verify_tool() {
               {"outcome", {{"type", "string"}, {"enum", {"pass", "fail", "undecided"}}}},
               {"reason", {{"type", "string"}}}}}}}},
           {"plot", plot_result_schema()}}}};
-    t.annotations = {.read_only = true, .destructive = false, .idempotent = false, .open_world = false};
+    t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's scripts
     t.render = verify_render;
     return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
 }

@@ -24,13 +24,13 @@ std::string newer_schema(const json& object) {
     const bool well_formed = ec == std::errc() && (end == text.data() + text.size() || *end == '.');
     if (well_formed && major <= schema_major) return "";
     const std::string by = object.contains("hotkernel_version") && object["hotkernel_version"].is_string()
-                               ? " (written by hotkernel " + cut_short(object["hotkernel_version"].get<std::string>(), 40) + ")"
+                               ? " (written by hotkernel " + shorten(object["hotkernel_version"].get<std::string>(), 40) + ")"
                                : "";
     if (!well_formed)
-        return fmt::format("its schema_version '{}'{} is not MAJOR.MINOR", cut_short(text, 40), by);
+        return fmt::format("its schema_version '{}'{} is not MAJOR.MINOR", shorten(text, 40), by);
     return fmt::format("its schema_version {}{} is newer than this hotkernel reads ({}.x, hotkernel {}); upgrade "
                        "hotkernel to read it",
-                       cut_short(text, 40), by, schema_major, HOTKERNEL_VERSION);
+                       shorten(text, 40), by, schema_major, HOTKERNEL_VERSION);
 }
 
 }  // namespace hotkernel

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "util/errors.h"
 
 namespace hotkernel {
@@ -93,11 +95,19 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t max_results) {
     std::vector<std::pair<std::size_t, std::string>> scored;
+    // A word more than twice as long as every candidate is farther than its limit from all of
+    // them: answered before it is even copied (a 10 MiB argument costs nothing).
+    std::size_t longest = 0;
+    for (const auto& c : candidates) longest = std::max(longest, c.size());
+    if (word.size() > 2 * longest + 3) return {};
     const std::string w = to_lower(word);
     const std::size_t limit = std::max<std::size_t>(2, w.size() / 3);
     for (const auto& c : candidates) {
         const std::string lc = to_lower(c);
-        std::size_t d = edit_distance(w, lc);
+        // The distance is at least the length gap: a word far longer than every candidate (a
+        // 10 MiB argument) costs nothing, and the answer is the same.
+        const std::size_t gap = w.size() > lc.size() ? w.size() - lc.size() : lc.size() - w.size();
+        std::size_t d = gap > limit ? limit + 1 : edit_distance(w, lc);
         if (!w.empty() && lc.find(w) != std::string::npos) d = std::min<std::size_t>(d, 1);
         if (d <= limit) scored.emplace_back(d, c);
     }
@@ -108,6 +118,14 @@ std::vector<std::string> closest_matches(std::string_view word, const std::vecto
         out.push_back(c);
     }
     return out;
+}
+
+std::string shorten(std::string_view s, std::size_t max_bytes) {
+    if (s.size() <= max_bytes) return std::string(s);
+    const std::string tail = fmt::format("… ({} bytes)", s.size());
+    std::size_t keep = max_bytes > tail.size() ? max_bytes - tail.size() : 0;
+    while (keep > 0 && (static_cast<unsigned char>(s[keep]) & 0xC0) == 0x80) --keep;  // not inside a character
+    return std::string(s.substr(0, keep)) + tail;
 }
 
 std::string tail_text(std::string_view s, std::size_t max_bytes) {
@@ -209,17 +227,6 @@ std::string case_insensitive_regex(const std::string& pattern_in) {
         out += c;
     }
     return out;
-}
-
-}  // namespace hotkernel
-
-namespace hotkernel {
-
-std::string cut_short(std::string_view s, std::size_t max_bytes) {
-    if (s.size() <= max_bytes) return std::string(s);
-    std::size_t end = max_bytes > 3 ? max_bytes - 3 : 0;
-    while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;  // not inside a character
-    return std::string(s.substr(0, end)) + "...";
 }
 
 }  // namespace hotkernel

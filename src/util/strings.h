@@ -21,9 +21,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b);
 /// The candidates closest to `word` (distance <= max(2, len/3)), best first.
 std::vector<std::string> closest_matches(std::string_view word, const std::vector<std::string>& candidates,
                                          std::size_t max_results = 3);
-/// `s` itself when it fits in `max_bytes`, else its start cut at a UTF-8 boundary plus "...";
-/// for echoing a user's value in an error.
-std::string cut_short(std::string_view s, std::size_t max_bytes = 200);
+/// `s` when it fits in `max_bytes`, else its start and "… (N bytes)" in at most `max_bytes`:
+/// every value an error message echoes goes through it.
+std::string shorten(std::string_view s, std::size_t max_bytes = 200);
 /// The last `max_bytes` of `s`, cut at a line start when possible; for stderr tails in errors.
 std::string tail_text(std::string_view s, std::size_t max_bytes = 2000);
 

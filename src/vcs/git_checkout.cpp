@@ -36,12 +36,12 @@ git_output git(process_runner& runner, const cancel_token& cancel, const fs::pat
     if (r.cancelled) throw tool_error("cancelled while reading the baseline from git");
     if (r.spawn_failed)
         throw tool_error(fmt::format("baseline_ref needs git, which could not be started ({}); install git",
-                                     cut_short(r.spawn_error, 120)));
+                                     shorten(r.spawn_error, 120)));
     if (r.stdout_truncated || r.stdout_text.size() > max_bytes)
-        throw tool_error(fmt::format("`git {}` printed more than {} MiB", cut_short(join(args, " "), 80), max_bytes >> 20));
+        throw tool_error(fmt::format("`git {}` printed more than {} MiB", shorten(join(args, " "), 80), max_bytes >> 20));
     g.ok = r.ok();
     g.out = r.stdout_text;
-    g.why = r.ok() ? "" : fmt::format("{}: {}", r.describe(k_git_timeout_s), cut_short(trim(r.stderr_text), 200));
+    g.why = r.ok() ? "" : fmt::format("{}: {}", r.describe(k_git_timeout_s), shorten(trim(r.stderr_text), 200));
     return g;
 }
 
@@ -78,32 +78,32 @@ ref_checkout checkout_script_at(const std::string& ref, const fs::path& script, 
     const std::string r = trim(ref);
     if (r.empty() || r[0] == '-' || r.find_first_of("\n\r\0", 0, 3) != std::string::npos)
         throw usage_error(fmt::format("baseline_ref '{}' is not a git ref; give a branch, tag or commit, e.g. main",
-                                      cut_short(ref, 80)));
+                                      shorten(ref, 80)));
     std::error_code ec;
     const fs::path abs = fs::absolute(script, ec).lexically_normal();
     const fs::path dir = abs.parent_path();
     if (!fs::is_directory(dir, ec))
         throw tool_error(fmt::format("the baseline's folder '{}' does not exist; pass the script's path in the working "
                                      "copy (it may be deleted there, not its folder)",
-                                     cut_short(dir.string(), 160)));
+                                     shorten(dir.string(), 160)));
     const git_output top = git(runner, cancel, dir, {"rev-parse", "--show-toplevel"});
     if (!top.ok)
         throw tool_error(fmt::format("baseline_ref: '{}' is not inside a git repository ({}); run verify in the "
                                      "repository, or pass both scripts without baseline_ref",
-                                     cut_short(dir.string(), 160), top.why));
+                                     shorten(dir.string(), 160), top.why));
     const fs::path root = fs::weakly_canonical(trim(top.out), ec);
     const git_output sha = git(runner, cancel, root, {"rev-parse", "--verify", "--quiet", "--end-of-options", r + "^{commit}"});
     if (!sha.ok || trim(sha.out).empty())
         throw tool_error(fmt::format("baseline_ref '{}' names no commit in {}; give a branch, tag or commit that `git "
                                      "rev-parse` knows (git fetch it first in a shallow CI clone)",
-                                     cut_short(r, 80), cut_short(root.string(), 160)));
+                                     shorten(r, 80), shorten(root.string(), 160)));
     ref_checkout out;
     out.ref = r;
     out.commit = trim(sha.out);
     const fs::path rel = fs::weakly_canonical(abs, ec).lexically_relative(root);
     if (rel.empty() || *rel.begin() == "..")
-        throw tool_error(fmt::format("the baseline '{}' is outside the repository {}", cut_short(abs.string(), 160),
-                                     cut_short(root.string(), 160)));
+        throw tool_error(fmt::format("the baseline '{}' is outside the repository {}", shorten(abs.string(), 160),
+                                     shorten(root.string(), 160)));
     out.rel_path = rel.generic_string();
     const std::string rel_dir = rel.parent_path().generic_string();
     // The folder's entries at that commit (blobs only: subfolders and submodules are not copied).
@@ -124,15 +124,15 @@ ref_checkout checkout_script_at(const std::string& ref, const fs::path& script, 
     }
     if (!has_script)
         throw tool_error(fmt::format("'{}' is not in {} ({}); give the path the baseline has in that commit",
-                                     cut_short(out.rel_path, 160), cut_short(r, 80), out.commit.substr(0, 12)));
+                                     shorten(out.rel_path, 160), shorten(r, 80), out.commit.substr(0, 12)));
     if (blobs.size() > k_max_files)
         throw tool_error(fmt::format("the baseline's folder has {} files at {} (more than {}); keep the target in a "
                                      "folder of its own",
-                                     blobs.size(), cut_short(r, 80), k_max_files));
+                                     blobs.size(), shorten(r, 80), k_max_files));
     out.m_dir = make_temp_dir("hotkernel-baseline-");
     for (const auto& [object, path] : blobs) {
         const git_output blob = git(runner, cancel, root, {"cat-file", "blob", object}, k_max_file_bytes);
-        if (!blob.ok) throw tool_error(fmt::format("baseline_ref: could not read {} at {} ({})", cut_short(path, 160), r, blob.why));
+        if (!blob.ok) throw tool_error(fmt::format("baseline_ref: could not read {} at {} ({})", shorten(path, 160), r, blob.why));
         write_file_atomic(out.m_dir / fs::path(path).filename(), blob.out);
         ++out.files;
     }

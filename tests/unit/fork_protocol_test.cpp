@@ -46,6 +46,7 @@ TEST(fork_protocol, decodes_the_recorded_answer_byte_for_byte) {
     EXPECT_EQ(r.exit_code, want["exit_code"].get<int>());
     EXPECT_EQ(r.term_signal, want["term_signal"].get<int>());
     EXPECT_EQ(r.timed_out, want["timed_out"].get<bool>());
+    EXPECT_EQ(r.cancelled, want["cancelled"].get<bool>());
     EXPECT_EQ(r.exit_pending, want["exit_pending"].get<bool>());
     EXPECT_DOUBLE_EQ(r.wall_s, want["wall_s"].get<double>());
     EXPECT_EQ(r.stdout_text, want["stdout_text"].get<std::string>());
@@ -62,4 +63,13 @@ TEST(fork_protocol, an_answer_given_while_the_child_exits_leaves_its_status_to_t
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_DOUBLE_EQ(r.wall_s, 1.5);
     EXPECT_EQ(r.strays, (std::vector<std::string>{"pid 7: sleep 100"}));
+}
+
+TEST(fork_protocol, a_cancelled_run_is_asked_for_by_id_and_decodes_as_cancelled) {
+    EXPECT_EQ(encode_fork_cancel(3), (json{{"op", "cancel"}, {"id", 3}}));
+    const process_result r = decode_fork_done(
+        json{{"event", "done"}, {"id", 3}, {"cancelled", true}, {"exit_code", -1}, {"signal", 15}}, 0.5);
+    EXPECT_TRUE(r.cancelled);
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(r.term_signal, 0);  // the SIGTERM was ours, as for a fresh process cancelled
 }

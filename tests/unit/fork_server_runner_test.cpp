@@ -1,5 +1,5 @@
 // The fork-server runner: a hanging forked run is killed at its timeout with what it left
-// behind, cancellation stops one, and a pool hands one call's server to the next.
+// behind, cancellation stops one and keeps the server, and a pool hands one call's server to the next.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -88,6 +88,50 @@ TEST(fork_server_runner, cancellation_stops_a_forked_run) {
     auto res = runner.run(python_spec(script), tok);
     t.join();
     EXPECT_TRUE(res.cancelled);
+    fs::remove_all(dir);
+}
+
+TEST(fork_server_runner, a_cancelled_run_ends_alone_and_the_server_stays_warm) {
+    auto dir = make_temp_dir("hk-warm-test");
+    auto marker = dir / "survivor";
+    // The run prints its server's pid, starts a grandchild in its group, and hangs.
+    auto script = write_script(dir, "hang.py", "import os, subprocess, time\nprint(os.getppid(), flush=True)\n"
+                                               "subprocess.Popen(['sh', '-c', 'sleep 3; touch " + marker.string() +
+                                               "'])\ntime.sleep(60)\n");
+    auto pid = write_script(dir, "pid.py", pid_script);
+    posix_runner real;
+    fork_server_pool pool(600);
+    std::string server;
+    {
+        fork_server_runner runner(real, runner_options(&pool));
+        auto first = runner.run(python_spec(pid));
+        ASSERT_TRUE(first.ok()) << first.describe() << first.stderr_text;
+        server = first.stdout_text;
+        cancel_token tok;
+        std::thread t([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+            tok.cancel();
+        });
+        const auto t0 = std::chrono::steady_clock::now();
+        auto res = runner.run(python_spec(script), tok);
+        t.join();
+        EXPECT_TRUE(res.cancelled) << res.describe();
+        EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(6));
+        EXPECT_EQ(res.stdout_text, server) << "the cancelled run was not forked from the warm server";
+        // The same runner forks its next run from the same server.
+        auto next = runner.run(python_spec(pid));
+        ASSERT_TRUE(next.ok()) << next.describe() << next.stderr_text;
+        EXPECT_EQ(next.stdout_text, server);
+        EXPECT_TRUE(runner.stats().last_warm);
+    }
+    // And the next call (a new runner on the pool, as the next tools/call gets) too.
+    fork_server_runner runner(real, runner_options(&pool));
+    auto later = runner.run(python_spec(pid));
+    ASSERT_TRUE(later.ok()) << later.describe() << later.stderr_text;
+    EXPECT_TRUE(runner.stats().server_reused);
+    EXPECT_EQ(later.stdout_text, server) << "cancellation ended the pooled server";
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    EXPECT_FALSE(fs::exists(marker)) << "a grandchild of the cancelled run survived";
     fs::remove_all(dir);
 }
 

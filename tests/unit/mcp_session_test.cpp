@@ -265,7 +265,92 @@ TEST_F(session_fixture, tools_list_comes_from_the_registry) {
     EXPECT_EQ(r["tools"][0]["inputSchema"]["required"], json::array({"text"}));
     EXPECT_FALSE(r.contains("resultType"));  // legacy results carry no modern fields
     EXPECT_FALSE(r.contains("nextCursor"));
-    EXPECT_EQ(request(2, "tools/list", {{"cursor", "x"}})["result"], r);  // deterministic
+    EXPECT_EQ(request(2, "tools/list")["result"], r);  // deterministic
+    // No cursor is ever handed out, so any cursor is an invalid one.
+    json bad = request(3, "tools/list", {{"cursor", "x"}});
+    EXPECT_EQ(error_code(bad), mcp_error::invalid_params);
+    EXPECT_NE(bad["error"]["message"].get<std::string>().find("cursor"), std::string::npos);
+    EXPECT_EQ(request(4, "tools/list", {{"cursor", nullptr}})["result"], r);
+}
+
+TEST_F(session_fixture, a_line_that_does_not_parse_is_answered_with_its_id) {
+    auto one = [&](std::string_view line) {
+        out.clear();
+        session->handle_line(line);
+        EXPECT_TRUE(out.wait_count(1)) << line;
+        return out.messages().at(0);
+    };
+    json r = one("{\"jsonrpc\":\"2.0\",\"id\":21,\"method\":\"ping\",\"x\":\"bad\xff\"}");
+    EXPECT_EQ(r["id"], 21);
+    EXPECT_EQ(r["error"]["code"], mcp_error::parse_error);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("not valid UTF-8"), std::string::npos) << r;
+    r = one(R"({"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"echo","arguments":{"text":"a","n":1e999}}})");
+    EXPECT_EQ(r["id"], "big");
+    EXPECT_EQ(r["error"]["code"], mcp_error::parse_error);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("out of range"), std::string::npos) << r;
+    r = one(R"({"jsonrpc":"2.0","id":22,"method":"ping",})");
+    EXPECT_EQ(r["id"], 22);
+    EXPECT_EQ(r["error"]["code"], mcp_error::parse_error);
+    r = one("{\"jsonrpc\":\"2.0\",\"id\":23,\"params\":" + std::string(200, '[') + std::string(200, ']') + "}");
+    EXPECT_EQ(r["id"], 23);
+    EXPECT_EQ(r["error"]["code"], mcp_error::invalid_request);
+}
+
+TEST_F(session_fixture, a_lone_surrogate_escape_is_read_as_the_replacement_character) {
+    // What JavaScript sends for a string cut inside an emoji: served, not refused.
+    session->handle_line(R"({"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"echo","arguments":{"text":"cut \ud83d"}}})");
+    json r = out.response(31);
+    ASSERT_TRUE(r.contains("result")) << r;
+    EXPECT_EQ(r["result"]["structuredContent"]["text"], "cut \xEF\xBF\xBD");
+    session->handle_line(R"({"jsonrpc":"2.0","id":32,"method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud83d\ude00"}}})");
+    EXPECT_EQ(out.response(32)["result"]["structuredContent"]["text"], "\xF0\x9F\x98\x80");  // a pair stays the emoji
+}
+
+TEST_F(session_fixture, an_oversized_line_is_answered_with_the_id_its_start_holds) {
+    session->handle_oversized_line(R"({"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"arguments":{"text":"xxxx)",
+                                   mcp_max_line_bytes);
+    json r = out.response("huge");
+    ASSERT_TRUE(r.contains("error")) << r;
+    EXPECT_EQ(r["error"]["code"], mcp_error::invalid_request);
+    EXPECT_NE(r["error"]["message"].get<std::string>().find("16 MiB (16777216 bytes)"), std::string::npos) << r;
+}
+
+TEST_F(session_fixture, a_string_no_parameter_takes_is_refused_before_parsing_with_its_id) {
+    const std::string huge(10u << 20, 'x');
+    // An unknown tool's name, a value past every maxLength, a parameter's name, a list item, a
+    // protocol version, a cursor: each answered -32602 with its id, in a few hundred bytes.
+    const std::vector<json> answers = {
+        call(41, huge, json::object()),
+        call(42, "echo", {{"text", huge}}),
+        call(43, "echo", {{"text", "a"}, {huge, 1}}),
+        call(44, "echo", {{"text", "a"}, {"n", json::array({huge})}}),
+        request(45, "ping", {{"_meta", {{"io.modelcontextprotocol/protocolVersion", huge}}}}),
+        request(46, "tools/list", {{"cursor", huge}}),
+    };
+    int id = 41;
+    for (const auto& r : answers) {
+        EXPECT_EQ(r["id"], id++);
+        EXPECT_EQ(error_code(r), mcp_error::invalid_params) << r.dump().substr(0, 300);
+        EXPECT_LT(r.dump().size(), 600u) << r.dump().substr(0, 300);
+    }
+    EXPECT_NE(answers[1]["error"]["message"].get<std::string>().find("10485760 bytes long"), std::string::npos);
+}
+
+TEST_F(session_fixture, errors_echo_at_most_200_bytes_of_a_value) {
+    // Under the line's own bound, validation says what is wrong and cuts the value it shows.
+    const std::string name(3000, 'k');
+    json r = call(51, "echo", {{"text", "a"}, {name, 1}});
+    std::string text = r["result"]["content"][0]["text"];
+    EXPECT_NE(text.find("unknown parameter"), std::string::npos) << text;
+    EXPECT_EQ(text.find(std::string(201, 'k')), std::string::npos) << text;
+    EXPECT_LT(text.size(), 600u);
+    r = call(52, "echo", {{"text", "a"}, {"n", std::string(3000, 'z')}});
+    text = r["result"]["content"][0]["text"];
+    EXPECT_NE(text.find("must be an integer"), std::string::npos) << text;
+    EXPECT_LT(text.size(), 400u) << text;
+    r = call(53, std::string(3000, 't'), json::object());  // an unknown tool
+    EXPECT_EQ(error_code(r), mcp_error::invalid_params);
+    EXPECT_LT(r["error"]["message"].get<std::string>().size(), 300u);
 }
 
 TEST_F(session_fixture, tools_call_result_shapes) {

@@ -2,7 +2,9 @@
 // generic argument check behaves as the CLI and MCP both rely on.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <map>
 #include <iostream>
 #include <regex>
 #include <set>
@@ -53,6 +55,120 @@ TEST(registry, writing_tools_say_so_in_their_annotations) {
         }
         if (t.annotations.read_only) {
             EXPECT_FALSE(t.annotations.destructive) << t.name;
+        }
+    }
+}
+
+namespace {
+/// What each tool does to the machine, from its handler: the annotations must follow from it.
+struct effects {
+    bool runs_user_code;  ///< imports or runs the user's Python or command
+    bool writes_files;    ///< creates or replaces files outside a scratch folder
+    bool network;         ///< reaches anything past this machine
+};
+const std::map<std::string, effects>& tool_effects() {
+    static const std::map<std::string, effects> m = {
+        {"gpu_info", {false, false, false}},  {"roofline", {false, false, false}},
+        {"calibrate", {false, true, false}},  // hotkernel's own GPU program; writes the calibration cache
+        {"new", {true, true, false}},         // its probe imports the user's module
+        {"bench", {true, false, false}},      {"verify", {true, false, false}},
+        {"record", {false, true, false}},     {"torch_profile", {true, false, false}},
+        {"profile", {true, true, false}},     // writes the report it is asked for
+        {"top_kernels", {false, false, false}}, {"disassemble", {false, false, false}},
+    };
+    return m;
+}
+}  // namespace
+
+TEST(registry, annotations_follow_from_what_each_tool_does) {
+    for (const auto& t : all_tools()) {
+        auto it = tool_effects().find(t.name);
+        ASSERT_NE(it, tool_effects().end()) << t.name << ": say what it does in tool_effects()";
+        const effects& e = it->second;
+        // A client may run a read-only tool without asking: never one that runs the user's code.
+        EXPECT_EQ(t.annotations.read_only, !e.runs_user_code && !e.writes_files) << t.name;
+        // What the user's code does is not hotkernel's to promise.
+        if (e.runs_user_code) {
+            EXPECT_TRUE(t.annotations.destructive) << t.name;
+            EXPECT_FALSE(t.annotations.idempotent && t.name != "new") << t.name;
+        }
+        EXPECT_EQ(t.annotations.open_world, e.network) << t.name;
+    }
+}
+
+namespace {
+json required_args(const tool_spec& t) {
+    json args = json::object();
+    for (const auto& p : t.params)
+        if (p.required) args[p.name] = p.type == param_type::string_array ? json::array({"x"}) :
+                                       p.type == param_type::boolean ? json(true) :
+                                       p.type == param_type::string ? json(p.choices.empty() ? "x" : p.choices.front()) :
+                                       json(p.minimum.value_or(0.0) + 1.0);
+    return args;
+}
+bool accepted(const tool_spec& t, const param_spec& p, const json& value) {
+    json args = required_args(t);
+    args[p.name] = value;
+    try {
+        validate_args(t, args);
+        return true;
+    } catch (const usage_error&) {
+        return false;
+    }
+}
+}  // namespace
+
+TEST(registry, every_declared_bound_is_the_one_validation_applies) {
+    for (const auto& t : all_tools())
+        for (const auto& p : t.params) {
+            const std::string what = t.name + "." + p.name;
+            const json schema = input_schema(t)["properties"][p.name];
+            const bool integer = p.type == param_type::integer;
+            const double step = integer ? 1.0 : 1e-6;
+            auto num = [&](double d) { return integer ? json(static_cast<long long>(d)) : json(d); };
+            if (p.minimum) {
+                EXPECT_EQ(schema.contains("exclusiveMinimum"), p.exclusive_minimum) << what;
+                // An exclusive bound itself is refused by the handler (roofline's test below).
+                if (!p.exclusive_minimum) EXPECT_TRUE(accepted(t, p, num(*p.minimum))) << what;
+                EXPECT_TRUE(accepted(t, p, num(*p.minimum + step))) << what;
+                EXPECT_FALSE(accepted(t, p, num(*p.minimum - step))) << what;
+            }
+            if (p.maximum) {
+                EXPECT_TRUE(accepted(t, p, num(*p.maximum))) << what;
+                EXPECT_FALSE(accepted(t, p, num(*p.maximum + step))) << what;
+            }
+            const bool text = p.type == param_type::string && p.choices.empty();
+            if (text || p.type == param_type::string_array) {
+                const json& declared = text ? schema["maxLength"] : schema["items"]["maxLength"];
+                ASSERT_TRUE(declared.is_number_integer()) << what << " declares no maxLength";
+                const std::size_t n = declared.get<std::size_t>();
+                auto sized = [&](std::size_t k) { return text ? json(std::string(k, 'a')) : json::array({std::string(k, 'a')}); };
+                EXPECT_TRUE(accepted(t, p, sized(n))) << what;
+                EXPECT_FALSE(accepted(t, p, sized(n + 1))) << what;
+            }
+        }
+}
+
+TEST(registry, only_roofline_declares_an_exclusive_bound) {
+    // Its handler is the one that refuses the bound itself; a new one needs a test like the next.
+    for (const auto& t : all_tools())
+        for (const auto& p : t.params)
+            if (p.exclusive_minimum) EXPECT_EQ(t.name, "roofline") << p.name;
+}
+
+TEST(registry, roofline_accepts_every_value_its_schema_declares) {
+    // The handler, not only validation: at each declared bound it answers (bytes: 0 is out).
+    const tool_spec* t = find_tool("roofline");
+    ASSERT_NE(t, nullptr);
+    tool_context ctx;
+    for (const auto& p : t->params) {
+        if (!p.minimum) continue;
+        json args = {{"gpu", "h200_sxm"}, {"flops", 1e12}, {"bytes", 1e9}};
+        args[p.name] = p.exclusive_minimum ? *p.minimum + 1e-9 : *p.minimum;
+        EXPECT_NO_THROW(call_tool(*t, args, ctx)) << p.name << " = " << args[p.name];
+        if (p.exclusive_minimum) {
+            args[p.name] = *p.minimum;
+            EXPECT_THROW(call_tool(*t, args, ctx), usage_error) << p.name;
         }
     }
 }

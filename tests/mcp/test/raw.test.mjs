@@ -1,5 +1,5 @@
-// hotkernel mcp at the byte level (raw child_process, no SDK): malformed JSON, 1,000 garbage
-// lines, CRLF, the 2026-07-28 path, stdout purity and exit on stdin EOF.
+// hotkernel mcp at the byte level (raw child_process, no SDK): malformed JSON and bad bytes
+// answered with their ids, 1,000 garbage lines, CRLF, the 2026-07-28 path, stdout purity and exit on stdin EOF.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -23,12 +23,16 @@ test('version negotiation over the wire', async () => {
   assert.deepEqual(await s.close(), { code: 0, signal: null });
 });
 
-test('malformed JSON is -32700 with id null, and the server keeps serving', async () => {
+test('malformed JSON is -32700 with the id it holds, and the server keeps serving', async () => {
   const s = rawServer();
   s.send('{"jsonrpc":"2.0","id":1,"method":"initialize",\n');
   let r = await s.next();
   assert.equal(r.error.code, -32700);
-  assert.equal(r.id, null);
+  assert.equal(r.id, 1);
+  s.send('{"jsonrpc":"2.0","method":"initialize",\n');
+  r = await s.next();
+  assert.equal(r.error.code, -32700);
+  assert.equal(r.id, null);  // no id to be read
   s.send('[{"jsonrpc":"2.0","id":2,"method":"ping"}]\n');
   r = await s.next();
   assert.equal(r.error.code, -32600);
@@ -43,6 +47,40 @@ test('malformed JSON is -32700 with id null, and the server keeps serving', asyn
   assert.equal(r.error.code, -32602);
   s.request({ jsonrpc: '2.0', id: 5, method: 'prompts/list' });
   assert.equal((await s.next()).error.code, -32601);
+  assert.deepEqual(await s.close(), { code: 0, signal: null });
+});
+
+test('bad bytes, 1e999, a lone surrogate, a 10 MiB argument and a 17 MiB line are answered with their ids', async () => {
+  const s = rawServer();
+  const call = (id, args) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"tools/call",` +
+    `"params":{"name":"roofline","arguments":${args}}}`;
+  s.child.stdin.write(Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":"u8","method":"tools/call","params":{"name":"roofline","arguments":{"gpu":"'),
+    Buffer.from([0xff, 0xfe]), Buffer.from('","flops":1,"bytes":1}}}\n')]));
+  let r = await s.next();
+  assert.deepEqual([r.id, r.error.code], ['u8', -32700]);
+  assert.match(r.error.message, /UTF-8/);
+  s.send(call('big', '{"gpu":"h200_sxm","flops":1e999,"bytes":1}') + '\n');
+  r = await s.next();
+  assert.deepEqual([r.id, r.error.code], ['big', -32700]);
+  // JSON.stringify of a string cut inside an emoji: served, the lone half read as U+FFFD.
+  s.request({ jsonrpc: '2.0', id: 'sur', method: 'tools/call',
+    params: { name: 'roofline', arguments: { gpu: '\ud83d', flops: 1, bytes: 1 } } });
+  r = await s.next();
+  assert.equal(r.id, 'sur');
+  assert.equal(r.result.isError, true);
+  assert.ok(r.result.content[0].text.includes('\ufffd'), r.result.content[0].text);
+  s.request({ jsonrpc: '2.0', id: 'ten', method: 'tools/call',
+    params: { name: 'roofline', arguments: { gpu: 'x'.repeat(10 << 20), flops: 1, bytes: 1 } } });
+  r = await s.next(30000);
+  assert.deepEqual([r.id, r.error.code], ['ten', -32602]);  // longer than any parameter's maxLength
+  assert.ok(JSON.stringify(r).length < 1500, JSON.stringify(r).slice(0, 300));
+  s.send(call('huge', `{"gpu":"${'x'.repeat(17 << 20)}"}`) + '\n');
+  r = await s.next(30000);
+  assert.deepEqual([r.id, r.error.code], ['huge', -32600]);
+  assert.match(r.error.message, /16 MiB/);
+  s.request({ jsonrpc: '2.0', id: 'after', method: 'ping' });
+  assert.deepEqual((await s.next()).result, {});
   assert.deepEqual(await s.close(), { code: 0, signal: null });
 });
 
