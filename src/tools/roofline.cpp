@@ -236,7 +236,7 @@ tool_spec roofline_tool() {
         "GPU's calibration cache is used when present. Use it to decide when a kernel is done. Works without a "
         "GPU when gpu names a card. dtype: bf16 | fp16 | fp8 | fp32 (| tf32 | int8).";
     t.output_schema = output_schema();
-    t.annotations = tool_annotations{.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
+    t.annotations = tool_annotations{.read_only = false, .destructive = false, .idempotent = true, .open_world = false};  // plot writes a file
     return make_tool<roofline_args>(
         std::move(t),
         {param(&roofline_args::gpu,

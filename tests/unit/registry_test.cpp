@@ -68,10 +68,10 @@ struct effects {
 };
 const std::map<std::string, effects>& tool_effects() {
     static const std::map<std::string, effects> m = {
-        {"gpu_info", {false, false, false}},  {"roofline", {false, false, false}},
+        {"gpu_info", {false, false, false}},  {"roofline", {false, true, false}},  // plot writes a picture
         {"calibrate", {false, true, false}},  // hotkernel's own GPU program; writes the calibration cache
         {"new", {true, true, false}},         // its probe imports the user's module
-        {"bench", {true, false, false}},      {"verify", {true, false, false}},
+        {"bench", {true, true, false}},       {"verify", {true, true, false}},  // plot, export, the full record
         {"record", {false, true, false}},     {"torch_profile", {true, false, false}},
         {"profile", {true, true, false}},     // writes the report it is asked for
         {"top_kernels", {false, false, false}}, {"disassemble", {false, false, false}},
