@@ -104,9 +104,10 @@ tool_spec sample_tool() {
     };
     return t;
 }
+/// The message an MCP caller gets (parameters named as sent).
 std::string error_of(const json& args) {
     try {
-        validate_args(sample_tool(), args);
+        validate_args(sample_tool(), args, front_end::mcp);
     } catch (const usage_error& e) {
         return e.what();
     }
@@ -129,6 +130,27 @@ TEST(validate_args, refuses_a_string_for_a_list_and_says_to_send_an_array) {
     EXPECT_NE(e.find("send an array"), std::string::npos) << e;
     json out = validate_args(sample_tool(), {{"flops", 1}, {"inputs", {"x", "w_q"}}});
     EXPECT_EQ(out["inputs"], json::array({"x", "w_q"}));
+}
+
+TEST(validate_args, the_cli_gets_its_flags_and_mcp_the_names_as_sent) {
+    auto cli_error = [](const json& args) {
+        try {
+            validate_args(sample_tool(), args, front_end::cli);
+        } catch (const usage_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(cli_error(json::object()).find("missing required parameter --flops"), std::string::npos);
+    EXPECT_NE(cli_error({{"flops", 1}, {"n", 0}}).find("sample: parameter --n must be >= 1"), std::string::npos);
+    EXPECT_NE(cli_error({{"flops", 1}, {"dtype", "fp16"}}).find("parameter --dtype must be one of"), std::string::npos);
+    for (const json& bad : {json::object(), json{{"flops", 1}, {"n", 0}}, json{{"flops", 1}, {"dtype", "fp16"}},
+                            json{{"flops", 1}, {"nn", 2}}}) {
+        const std::string e = error_of(bad);
+        EXPECT_EQ(e.find("--"), std::string::npos) << e;
+        EXPECT_EQ(e.find('\x1f'), std::string::npos) << e;
+    }
+    EXPECT_NE(error_of({{"flops", 1}, {"nn", 2}}).find("did you mean 'n'?"), std::string::npos);
 }
 
 TEST(validate_args, errors_name_the_parameter_and_the_fix) {
@@ -255,6 +277,7 @@ TEST(typed_args, the_handler_gets_the_struct_filled_with_defaults_and_given_valu
 TEST(typed_args, an_array_sent_as_a_string_is_refused_before_the_handler_runs) {
     const tool_spec t = typed_tool();
     tool_context ctx;
+    ctx.words = front_end::mcp;
     g_seen = typed_args{};
     g_seen.dtype = "untouched";
     try {
