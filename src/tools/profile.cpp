@@ -62,9 +62,9 @@ void check_ran(const process_result& r, const std::string& what, double timeout_
     if (r.cancelled) throw tool_error(what + " was cancelled");
     if (r.spawn_failed) throw tool_error(what + " could not be started: " + r.spawn_error);
     if (r.timed_out)
-        throw tool_error(fmt::format("{} {}; raise timeout_s, or profile less (ncu: a tighter ncu_kernel_regex and "
-                                     "launch_count). Output tail:\n{}",
-                                     what, r.describe(timeout_s), output_tail(r)));
+        throw tool_error(fmt::format("{} {}; raise {}, or profile less (ncu: a tighter {} and {}). Output tail:\n{}",
+                                     what, r.describe(timeout_s), words::param("timeout_s"),
+                                     words::param("ncu_kernel_regex"), words::param("launch_count"), output_tail(r)));
 }
 
 located_tool need_tool(const std::string& name, tool_context& ctx, const std::string& install_hint) {
@@ -272,11 +272,15 @@ tool_spec profile_tool() {
     t.title = "Profile a command with Nsight Compute or Nsight Systems";
     t.summary = "A command under Nsight Compute or Nsight Systems: report and kernel summary";
     t.description =
-        "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path of the "
-        "report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives per-kernel metrics "
-        "(achieved occupancy, DRAM throughput, SM throughput) and is much slower, so use ncu_kernel_regex to target one "
-        "kernel. The report and its CSV are saved (pass csv_path to top_kernels). 'No kernels were profiled' is an error "
-        "that lists the kernels that did run; exit codes are not trusted alone.";
+        "Run a command under nsys or ncu: returns the report's path and a kernel summary (times, or occupancy "
+        "and throughput). Call it when torch_profile is not enough.";
+    t.details =
+        "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path "
+        "of the report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives "
+        "per-kernel metrics (achieved occupancy, DRAM throughput, SM throughput) and is much slower, so use "
+        "ncu_kernel_regex to target one kernel. The report and its CSV are saved (pass csv_path to "
+        "top_kernels). 'No kernels were profiled' is an error that lists the kernels that did run; exit codes "
+        "are not trusted alone.";
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -297,29 +301,29 @@ tool_spec profile_tool() {
                                         .choices = {"nsys", "ncu"}}),
             param(&profile_args::command,
                   {.name = "command",
-                   .summary = "the command line to profile, one string split like a shell splits words (quotes and "
-                              "backslashes; no pipes or variables: wrap those in bash -c '...'). A leading "
-                              "python/python3 runs the user's interpreter (--python / HOTKERNEL_PYTHON)",
+                   .summary = "Command line to profile (a leading python: the user's)",
+                   .details = "Quotes and backslashes work; no pipes or variables: wrap those in bash -c '...'. A "
+                              "leading python/python3 runs the user's interpreter (--python / HOTKERNEL_PYTHON).",
                    .required = true,
                    .positional = true}),
             param(&profile_args::ncu_kernel_regex,
                   {.name = "ncu_kernel_regex",
-                   .summary = "ncu only: profile only kernels whose full demangled name matches this regex, "
-                              "case-insensitively (e.g. 'gelu' finds PyTorch's "
-                              "vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>)"}),
+                   .summary = "ncu: only kernels whose name matches this regex",
+                   .details = "e.g. 'gelu' finds PyTorch's vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>."}),
             param(&profile_args::launch_count,
                   {.name = "launch_count",
-                   .summary = "ncu only: profile at most this many matching launches (without it: all)",
+                   .summary = "ncu: at most this many matching launches",
+                   .details = "ncu only: profile at most this many matching launches (without it: all).",
                    .minimum = 1}),
             param(&profile_args::launch_skip, {.name = "launch_skip",
-                                               .summary = "ncu only: skip this many matching launches first, e.g. "
-                                                          "warm-up",
+                                               .summary = "ncu: skip this many matching launches first",
+                                               .details = "ncu only: skip this many matching launches first, e.g. "
+                                                          "warm-up.",
                                                .default_value = 0,
                                                .minimum = 0}),
             param(&profile_args::output, {.name = "output",
-                                          .summary = "report path prefix: writes <output>.ncu-rep / .nsys-rep and "
-                                                     "<output>.csv (without it: a new name under the hotkernel cache "
-                                                     "folder)"}),
+                                          .summary = "Report path prefix (.ncu-rep/.nsys-rep, .csv)",
+                                          .details = "Without it: a new name under the hotkernel cache folder."}),
             param(&profile_args::n, {.name = "n",
                                      .summary = "kernels to return in the summary",
                                      .default_value = 20,
@@ -332,8 +336,8 @@ tool_spec profile_tool() {
                                              .maximum = 86400}),
             param(&profile_args::clock_control,
                   {.name = "clock_control",
-                   .summary = "ncu only: none (clocks as in real runs; works on shared machines), base (lock to base "
-                              "clock) or reset",
+                   .summary = "ncu: none (real clocks), base (locked) or reset",
+                   .details = "ncu only: none (clocks as in real runs), base (locked to base) or reset.",
                    .default_value = "none",
                    .choices = {"none", "base", "reset"}}),
         },

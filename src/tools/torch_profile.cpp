@@ -46,9 +46,10 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
     if (res.cancelled) throw tool_error("torch_profile was cancelled while " + script + " ran");
     if (res.spawn_failed) throw tool_error(fmt::format("could not start '{}': {}", python, res.spawn_error));
     if (res.timed_out)
-        throw tool_error(fmt::format("'{}' under torch.profiler {}; raise timeout_s or make the script do less work. "
+        throw tool_error(fmt::format("'{}' under torch.profiler {}; raise {} or make the script do less work. "
                                      "stderr tail:\n{}",
-                                     script, res.describe(timeout_s), tail_text(res.stderr_text, 1500)));
+                                     script, res.describe(timeout_s), words::param("timeout_s"),
+                                     tail_text(res.stderr_text, 1500)));
     if (trim(res.channel_text).empty())
         throw tool_error(fmt::format("the profiling runner returned no result ({}). stderr tail:\n{}", res.describe(timeout_s),
                                      tail_text(res.stderr_text, 2000)));
@@ -64,7 +65,7 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
         if (r.contains("traceback")) msg += "\n" + tail_text(r["traceback"].get<std::string>(), 1500);
         else if (!res.stderr_text.empty()) msg += "\nstderr tail:\n" + tail_text(res.stderr_text, 1500);
         if (msg.find("torch could not be imported") != std::string::npos)
-            msg += "\nPoint hotkernel at an interpreter that has torch: --python /path/to/python or HOTKERNEL_PYTHON";
+            msg += "\nPoint hotkernel at an interpreter that has torch: " + words::python_setting();
         throw tool_error(msg);
     }
 
@@ -90,11 +91,15 @@ tool_spec torch_profile_tool() {
     t.name = "torch_profile";
     t.title = "Profile a script with torch.profiler";
     t.description =
-        "Run a Python script under torch.profiler in the user's interpreter and return kernels (real GPU kernels by "
-        "device time: calls, total/avg us, pct of total kernel time) and ops (aten ops with input shapes and inclusive "
-        "CPU/device time), the top n of each. Works without Nsight installed; use this first. Profiler bookkeeping rows "
-        "(Activity Buffer Request) are left out; memcpy/memset are listed apart. On a machine without a GPU it returns "
-        "the CPU ops and says there are no kernels. Works on torch 1.13 and 2.x.";
+        "Profile a script under torch.profiler: returns the top GPU kernels and aten ops by time. Call it "
+        "first to see where the time goes (no Nsight needed).";
+    t.details =
+        "Run a Python script under torch.profiler in the user's interpreter and return kernels (real GPU "
+        "kernels by device time: calls, total/avg us, pct of total kernel time) and ops (aten ops with input "
+        "shapes and inclusive CPU/device time), the top n of each. Works without Nsight installed; use this "
+        "first. Profiler bookkeeping rows (Activity Buffer Request) are left out; memcpy/memset are listed "
+        "apart. On a machine without a GPU it returns the CPU ops and says there are no kernels. Works on "
+        "torch 1.13 and 2.x.";
     t.summary = "A script under torch.profiler: GPU kernels and aten ops";
     std::vector<bound_param<torch_profile_args>> params = {
         param(&torch_profile_args::script, {.name = "script",
@@ -107,9 +112,12 @@ tool_spec torch_profile_tool() {
                                        .minimum = 1,
                                        .maximum = 1000}),
         param(&torch_profile_args::args,
-              {.name = "args", .summary = "arguments passed to the script (its sys.argv[1:])"}),
+              {.name = "args", .summary = "Arguments passed to the script",
+                               .details = "arguments passed to the script (its sys.argv[1:])."}),
         param(&torch_profile_args::timeout_s, {.name = "timeout_s",
-                                               .summary = "wall-clock limit for the script under the profiler, in seconds",
+                                               .summary = "Limit for the script in seconds",
+                                               .details = "wall-clock limit for the script under the profiler, in "
+                                                          "seconds.",
                                                .default_value = 600,
                                                .minimum = 1,
                                                .maximum = 86400}),
