@@ -29,15 +29,16 @@ std::string describe_value(const json& v) {
 
 std::string number_text(double d) { return fmt::format("{}", d); }
 
-/// An output schema as tools/list carries it: types, enums and required fields two levels deep,
-/// no descriptions (the tool's description says what the result means; docs/tools.md the rest).
+/// An output schema as tools/list carries it: the top-level fields' types and enums, no
+/// descriptions (the tool's description says what the result means; docs/tools.md the rest).
 json schema_outline(const json& schema, int depth) {
     if (!schema.is_object()) return schema;
     json out = json::object();
     for (const char* k : {"type", "enum", "required"})
         if (schema.contains(k)) out[k] = schema[k];
-    if (schema.contains("items")) out["items"] = depth < 2 ? schema_outline(schema["items"], depth + 1) : json::object();
-    if (schema.contains("properties") && depth < 2) {
+    if (depth == 0) out.erase("required");  // the lean and the full result both validate
+    if (schema.contains("items") && depth < 1) out["items"] = schema_outline(schema["items"], depth + 1);
+    if (schema.contains("properties") && depth < 1) {
         json props = json::object();
         for (const auto& [k, v] : schema["properties"].items()) props[k] = schema_outline(v, depth + 1);
         out["properties"] = props;

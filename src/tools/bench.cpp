@@ -249,7 +249,8 @@ std::vector<bound_param<bench_args>> bench_params() {
         param(&bench_args::script,
               {.name = "script", .summary = "Path of the Python script to run", .required = true, .positional = true}),
         param(&bench_args::n, {.name = "n",
-                               .summary = "Number of runs, each a fresh process",
+                               .summary = "Runs, each its own process",
+                               .details = "Number of runs, each a fresh process.",
                                .default_value = 10,
                                .minimum = 1,
                                .maximum = 1000}),
@@ -261,7 +262,7 @@ std::vector<bound_param<bench_args>> bench_params() {
         isolate_arg(&bench_args::isolate),
         param(&bench_args::profile_check,
               {.name = "profile_check",
-               .summary = "Also time each run's CUDA graph under torch.profiler",
+               .summary = "Also time under torch.profiler",
                .details = "The result's profile_check gives ms over the profiler's kernel busy time and span per "
                           "call; starting the profiler costs ~3.5 s more a run.",
                .default_value = false}),

@@ -485,19 +485,21 @@ tool_spec disassemble_tool() {
     return make_tool<disassemble_args>(
         std::move(t),
         {param(&disassemble_args::target, {.name = "target",
-                                           .summary = "a .cubin/.ptx/.so/executable path, or 'triton-cache'",
+                                           .summary = "A .cubin/.ptx/.so/binary, or 'triton-cache'",
+                                           .details = "a .cubin/.ptx/.so/executable path, or 'triton-cache'.",
                                            .required = true,
                                            .positional = true}),
          param(&disassemble_args::kernel, {.name = "kernel",
-                                           .summary = "Substring of the kernel name (needed for triton-cache)",
+                                           .summary = "Substring of the kernel's name",
                                            .details = "substring of the kernel name (case-insensitive); required for "
                                                       "triton-cache, a filter otherwise."}),
          param(&disassemble_args::level,
                {.name = "level", .summary = "sass or ptx", .default_value = "sass", .choices = {"sass", "ptx"}}),
          param(&disassemble_args::max_lines,
-               {.name = "max_lines", .summary = "lines of text to return; <= 0 returns all", .default_value = 200}),
+               {.name = "max_lines", .summary = "Lines to return (<= 0: all)",
+                                     .details = "lines of text to return; <= 0 returns all.", .default_value = 200}),
          param(&disassemble_args::arch, {.name = "arch",
-                                         .summary = "Fat binaries: which sm_XX to show (default: highest)",
+                                         .summary = "Fat binaries: the sm_XX to show",
                                          .details = "fat binaries: which sm_XX section to show (without it: the "
                                                     "highest present)."})},
         handle);

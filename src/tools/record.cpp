@@ -137,14 +137,15 @@ tool_spec record_tool() {
     return make_tool<record_args>(
         std::move(t),
         {param(&record_args::result, {.name = "result",
-                                      .summary = "verify's result (JSON text, lean or full), or its file",
+                                      .summary = "verify's result (JSON), or its file",
                                       .details = "The verify result: its JSON text, or the path of a file holding it "
                                                  "(e.g. verify.json).",
                                       .required = true}),
          param(&record_args::note,
-               {.name = "note", .summary = "One line: what changed in the candidate", .required = true}),
+               {.name = "note", .summary = "One line: what changed",
+                                .details = "One line: what changed in the candidate.", .required = true}),
          param(&record_args::who, {.name = "who",
-                                   .summary = "One line: honestly who produced the candidate",
+                                   .summary = "One line: who wrote the candidate",
                                    .details = "One line: honestly who produced the candidate (agent or person).",
                                    .required = true}),
          param(&record_args::results_dir,

@@ -8,7 +8,7 @@ namespace hotkernel {
 template <class Args>
 bound_param<Args> run_timeout_arg(double Args::*member) {
     return param(member, {.name = "timeout_s",
-                          .summary = "Limit per run in seconds (then killed)",
+                          .summary = "Limit per run in seconds",
                           .details = "Wall-clock limit per run in seconds (then killed with its process group).",
                           .default_value = 120,
                           .minimum = 1,
@@ -19,7 +19,7 @@ bound_param<Args> run_timeout_arg(double Args::*member) {
 template <class Args>
 bound_param<Args> warm_arg(bool Args::*member) {
     return param(member, {.name = "warm",
-                          .summary = "Fork each run from a warm interpreter (false: fresh processes)",
+                          .summary = "Fork runs from a warm interpreter",
                           .details = "From the CLI that fork server is kept for the next command until idle for "
                                      "HOTKERNEL_KEEP_WARM_S seconds (600; 0: not kept).",
                           .default_value = true});
@@ -29,7 +29,7 @@ bound_param<Args> warm_arg(bool Args::*member) {
 template <class Args>
 bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
     return param(member, {.name = "allow_unsandboxed",
-                          .summary = "Measure even where the kernel sandbox cannot be applied",
+                          .summary = "Measure without the kernel sandbox",
                           .details = "Without it such a run is refused. The sandbox is Landlock: writes only in the "
                                      "run's scratch folder and compiler caches. The result's sandbox says what was in "
                                      "force.",
@@ -40,7 +40,7 @@ bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
 template <class Args>
 bound_param<Args> isolate_arg(bool Args::*member) {
     return param(member, {.name = "isolate",
-                          .summary = "Run the trusted runner as `python -I` (false: plain python)",
+                          .summary = "Trusted runner as `python -I`",
                           .details = "-I also applies to its fork server: no user site-packages or their .pth files, "
                                      "no PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, ...; the target's own folder stays "
                                      "importable. false is for a torch found only through them.",

@@ -103,11 +103,13 @@ tool_spec torch_profile_tool() {
     t.summary = "A script under torch.profiler: GPU kernels and aten ops";
     std::vector<bound_param<torch_profile_args>> params = {
         param(&torch_profile_args::script, {.name = "script",
-                                            .summary = "path of the Python script to run (as __main__)",
+                                            .summary = "Python script to run (as __main__)",
+                                            .details = "path of the Python script to run (as __main__).",
                                             .required = true,
                                             .positional = true}),
         param(&torch_profile_args::n, {.name = "n",
-                                       .summary = "rows to return for kernels and for ops",
+                                       .summary = "Rows of kernels and of ops",
+                                       .details = "rows to return for kernels and for ops.",
                                        .default_value = 20,
                                        .minimum = 1,
                                        .maximum = 1000}),

@@ -351,14 +351,14 @@ std::vector<bound_param<verify_args>> verify_params() {
         param(&verify_args::candidate,
               {.name = "candidate", .summary = "Path of the candidate script", .required = true, .positional = true}),
         param(&verify_args::n, {.name = "n",
-                                .summary = "Timed pairs at most (stop_early may stop sooner)",
+                                .summary = "Timed pairs, at most",
                                 .details = "Timed pairs (runs of each script after warm-up); with stop_early, the "
                                            "most.",
                                 .default_value = 10,
                                 .minimum = 2,
                                 .maximum = 1000}),
         param(&verify_args::warmup, {.name = "warmup",
-                                     .summary = "Warm-up pairs run first and discarded",
+                                     .summary = "Warm-up pairs, discarded",
                                      .details = "Without it: 0 for protocol-3 scripts, which warm up inside every run, "
                                                 "1 for plain scripts.",
                                      .minimum = 0,
@@ -372,7 +372,7 @@ std::vector<bound_param<verify_args>> verify_params() {
         isolate_arg(&verify_args::isolate),
         param(&verify_args::stop_early,
               {.name = "stop_early",
-               .summary = "Stop once the verdict is settled (false: exactly n pairs)",
+               .summary = "Stop once the verdict is settled",
                .details = "Settled: decisive when |mean_b - mean_c| exceeds twice the seed's threshold after >= 3 "
                           "pairs, inconclusive when it is under half of it after >= 4, or as soon as a run prints "
                           "ok=false. The verdict is the seed's rule on the pairs run.",

@@ -30,6 +30,12 @@ TEST(registry, every_tool_is_fully_described) {
         EXPECT_FALSE(t.title.empty()) << t.name;
         EXPECT_GT(t.description.size(), 40u) << t.name << ": description must tell a model when to use it";
         EXPECT_LT(t.description.size(), 2048u) << t.name << ": clients truncate descriptions at 2 KB";
+        // tools/list is read whole by every agent: say what it returns and when to call it, in short;
+        // the rest goes in details (docs/tools.md).
+        EXPECT_LE(t.description.size(), 240u) << t.name << ": move the rest into details";
+        const std::string first = t.description.substr(0, t.description.find(". "));
+        EXPECT_NE(first.find("returns"), std::string::npos) << t.name << ": the first sentence says what it returns";
+        EXPECT_NE(t.description.find("Call it"), std::string::npos) << t.name << ": say when to call it";
         EXPECT_TRUE(t.handler) << t.name;
         EXPECT_FALSE(t.summary.empty()) << t.name << ": `hotkernel --help` shows the summary";
         EXPECT_LE(t.summary.size(), 80u) << t.name << ": the summary is one line of `hotkernel --help`";
@@ -234,13 +240,16 @@ TEST(typed_args, the_member_type_sets_the_schema_type) {
 TEST(typed_args, default_and_bounds_are_rendered_once_from_the_fields) {
     const tool_spec t = typed_tool();
     const json props = input_schema(t)["properties"];
-    EXPECT_EQ(props["n"]["description"], "Pairs. Default 10; 2..1000.");
+    // The CLI and the docs show them in words; tools/list has them as schema keywords only.
+    EXPECT_EQ(param_description(t.params[2]), "Pairs. Default 10; 2..1000.");
+    EXPECT_EQ(props["n"]["description"], "Pairs");
     EXPECT_EQ(props["n"]["minimum"], 2);
     EXPECT_EQ(props["n"]["maximum"], 1000);
     EXPECT_EQ(props["n"]["default"], 10);
-    EXPECT_EQ(props["flops"]["description"], "Work per call. >= 0.");
-    EXPECT_EQ(props["dtype"]["description"], "Dtype. Default bf16.");
-    EXPECT_EQ(props["force"]["description"], "Replace. Default false.");
+    EXPECT_EQ(param_description(t.params[0]), "Work per call. >= 0.");
+    EXPECT_EQ(param_description(t.params[1]), "Dtype. Default bf16.");
+    EXPECT_EQ(props["dtype"]["default"], "bf16");
+    EXPECT_EQ(props["force"]["description"], "Replace");
     EXPECT_EQ(props["name"]["description"], "A name");
     EXPECT_EQ(param_limits(t.params[2], false), "2..1000");
 }
