@@ -157,8 +157,8 @@ tool_spec calibrate_tool() {
     t.title = "Measure this GPU's real bandwidth and bf16 rate";
     t.summary = "Measure and cache this GPU's streaming bandwidth and bf16 rate";
     t.description =
-        "Measure this GPU's streaming bandwidth and bf16 rate and cache them: returns both; roofline then "
-        "gives attainable_ms_measured. Call it once per card (10-30 s, needs a GPU).";
+        "Measure this GPU's real bandwidth and bf16 rate: returns and caches both for roofline. Call it once "
+        "per card (needs a GPU).";
     t.details =
         "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay timed by CUPTI's "
         "kernel records, or by events where CUPTI cannot be read; median of samples), the bandwidth of a "

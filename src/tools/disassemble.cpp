@@ -442,8 +442,8 @@ tool_spec disassemble_tool() {
     t.title = "Disassemble a kernel (SASS or PTX)";
     t.summary = "SASS or PTX of a cubin, binary or Triton cache entry, with a summary";
     t.description =
-        "Disassemble a kernel (cubin, ptx, .so or the Triton cache): returns SASS/PTX and a summary (tensor "
-        "cores, load width, spills). Call it to see what the compiler made.";
+        "Disassemble a kernel: returns SASS/PTX and a summary (tensor cores, load width, spills). Call it to "
+        "see what the compiler made.";
     t.details =
         "Disassemble a kernel. target is a .cubin/.ptx/.so/.exe path, or 'triton-cache' to search "
         "~/.triton/cache (and TRITON_CACHE_DIR) for the most recent kernel whose name contains kernel. level: "

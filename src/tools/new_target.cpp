@@ -348,8 +348,8 @@ tool_spec new_tool() {
     t.title = "Scaffold a target";
     t.summary = "Scaffold a baseline, a candidate and the contract from a PyTorch function";
     t.description =
-        "Scaffold a target from a PyTorch function: returns the files written (baseline, candidate, "
-        "contract), what the probe saw and next_steps. Call it first on a new kernel.";
+        "Scaffold a target from a PyTorch function: returns the files written and next_steps. Call it first "
+        "on a new kernel.";
     t.details =
         "Scaffold a target from the user's own PyTorch function so the loop can run on it: writes "
         "<out_dir>/<name>_baseline.py (the function as the baseline plus the Target definition: inputs, seed, "

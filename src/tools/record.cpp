@@ -110,7 +110,7 @@ tool_spec record_tool() {
     t.summary = "Save a verify result under results/ and regenerate LEADERBOARD.md";
     t.description =
         "Save a verify result: returns the results/ file and the LEADERBOARD.md row. Call it after every "
-        "verify, win or lose, with its result (lean or full) or its full_record file.";
+        "verify, win or lose.";
     t.details =
         "Write a verify() result to results/<target>/<UTC timestamp>-<id>.json (atomically), then regenerate "
         "LEADERBOARD.md from every file under results/ (so the table is always reproducible from the raw "

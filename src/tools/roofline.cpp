@@ -205,8 +205,8 @@ tool_spec roofline_tool() {
     t.title = "Roofline";
     t.summary = "Bound, attainable TFLOPS and the time floor of a kernel on a GPU";
     t.description =
-        "Compute a kernel's floor: returns bound (memory/compute), attainable_ms and TFLOPS from flops and "
-        "bytes (roofline_inputs). Call it to know when to stop: within ~10% of attainable_ms.";
+        "Compute a kernel's floor: returns bound and attainable_ms from flops and bytes (roofline_inputs). "
+        "Call it to know when to stop.";
     t.details =
         "Roofline for a GPU (default: the first GPU in this machine): given a kernel's flops and bytes moved "
         "(bench()/verify() return them as roofline_inputs), returns the arithmetic intensity, the ridge "

@@ -316,7 +316,7 @@ json verify_lean(const json& r) {
     json out = pick(r, {"verdict", "speedup"});
     if (r.contains("speedup_ci95")) out["speedup_ci95"] = pick(r["speedup_ci95"], {"low", "high"});
     for (const char* side : {"baseline", "candidate"}) out[side] = pick(r[side], {"n", "mean_ms", "std_ms", "min_ms"});
-    out.update(pick(r, {"reasons", "target", "n", "stopped_early", "diff_ms", "threshold_ms", "timing"}));
+    out.update(pick(r, {"reasons", "target", "n", "diff_ms", "threshold_ms", "timing"}));
     const json gpu = r.value("measurement", json::object()).value("gpu", json());
     out["gpu"] = gpu.is_object() ? gpu.value("name", json()) : json(nullptr);
     out.update(pick(r, {"roofline_inputs", "flags", "warnings", "full_record"}));
@@ -338,10 +338,9 @@ std::string verify_summary(const json& r) {
     for (const char* kind : {"flags", "warnings"}) {
         std::vector<std::string> ids;
         for (const auto& f : r.value(kind, json::array())) ids.push_back(finding_id_of(f));
-        if (!ids.empty()) out += fmt::format("{}: {} (what to do: structuredContent)\n", kind, join(ids));
+        if (!ids.empty()) out += fmt::format("{}: {}\n", kind, join(ids));
     }
-    if (r.value("full_record", json()).is_string()) out += "full record: " + r["full_record"].get<std::string>() + "\n";
-    return out + record_hint(r);
+    return out + record_hint(r);  // it names the full record
 }
 
 std::vector<bound_param<verify_args>> verify_params() {
@@ -389,8 +388,8 @@ tool_spec verify_tool() {
     t.title = "Verify a candidate against the baseline";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
-        "Decide whether the candidate beats the baseline: returns the verdict, the speedup with its 95% CI, "
-        "mean/std/min per side, flags, warnings and full_record. Call it after each change, then record() it.";
+        "Compare candidate to baseline: returns the verdict, speedup with its 95% CI, mean/std/min per side, "
+        "flags, warnings and full_record. Call it after each change.";
     t.details =
         "Both scripts follow the bench contract (print one JSON line with \"ms\" and \"ok\"). verify runs them "
         "interleaved in ABBA order (baseline, candidate, candidate, baseline, ...) warmup+n times each (stopping early "
