@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <deque>
 #include <iostream>
 #include <map>
@@ -59,6 +60,8 @@ json collect_args(const tool_spec& tool, const std::deque<flag_value>& values) {
     json args = json::object();
     for (const auto& v : values) {
         const param_spec& p = *v.param;
+        if (std::none_of(tool.params.begin(), tool.params.end(), [&](const param_spec& q) { return &q == v.param; }))
+            continue;  // another subcommand's flag
         if (v.option->count() == 0) {
             if (!p.cli_default.is_null()) args[p.name] = p.cli_default;
             continue;

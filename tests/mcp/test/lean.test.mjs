@@ -121,7 +121,7 @@ test('bench and verify at the defaults: lean on the wire, the full record on dis
     leaderboard: path.join(f.dir, 'LEADERBOARD.md') } });
   assert.notEqual(rec.msg.result.isError, true, JSON.stringify(rec.msg));
   const stored = JSON.parse(readFileSync(rec.msg.result.structuredContent.file, 'utf8'));
-  assert.equal(stored.runs.length, full.runs.length, 'the results file holds every run');
+  assert.equal(stored.result.runs.length, full.runs.length, 'the results file holds every run');
   // ... and the file its full_record names.
   const rec2 = await exchange(s, 5, 'tools/call', { name: 'record', arguments: {
     result: v.full_record, note: 'fused', who: 'agent: lean test', results_dir: results,
