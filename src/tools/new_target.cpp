@@ -433,7 +433,7 @@ tool_spec new_tool() {
                                      .default_value = "bf16",
                                      .choices = {"bf16", "fp16", "fp32"}}),
             param(&new_args::name, {.name = "name",
-                                    .summary = "Target name (default: the function's)"}),
+                                    .summary = "Target name (without it: the function's)"}),
             param(&new_args::out_dir,
                   {.name = "out_dir", .summary = "Folder for the files (created)", .default_value = "."}),
             param(&new_args::seed, {.name = "seed",
