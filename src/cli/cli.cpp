@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <iostream>
@@ -33,7 +34,10 @@ struct flag_value {
 };
 
 std::string option_help(const param_spec& p) {
-    std::string h = param_description(p);
+    param_spec shown = p;
+    if (!p.cli_default.is_null()) shown.default_value = p.cli_default;  // the default this front end fills in
+    std::string h = param_description(shown);
+    if (!p.details.empty()) h += " " + p.details;
     if (!p.choices.empty()) h += fmt::format(" [{}]", fmt::join(p.choices, "|"));
     return h;
 }
@@ -57,7 +61,12 @@ json collect_args(const tool_spec& tool, const std::deque<flag_value>& values) {
     json args = json::object();
     for (const auto& v : values) {
         const param_spec& p = *v.param;
-        if (v.option->count() == 0) continue;
+        if (std::none_of(tool.params.begin(), tool.params.end(), [&](const param_spec& q) { return &q == v.param; }))
+            continue;  // another subcommand's flag
+        if (v.option->count() == 0) {
+            if (!p.cli_default.is_null()) args[p.name] = p.cli_default;
+            continue;
+        }
         switch (p.type) {
             case param_type::string: args[p.name] = v.text; break;
             case param_type::string_array: {
@@ -158,7 +167,7 @@ int run_cli(int argc, char** argv) {
     bool quiet = false;
     std::string python;
     std::string json_out;
-    app.add_flag("--json", as_json, "Print the result as one JSON object (the same object MCP returns)");
+    app.add_flag("--json", as_json, "Print the result as one JSON object: the full record (MCP returns it with detail: full)");
     app.add_flag("--quiet,-q", quiet, "No progress on stderr (by default a bar on a terminal, a line a second in a log)");
     app.add_option("--json-out", json_out, "Also write the result as JSON to this file (e.g. a verify result to pass to record)");
     app.add_option("--python", python,
@@ -173,12 +182,14 @@ int run_cli(int argc, char** argv) {
     docs->add_flag("--warnings", warnings_doc, "Print docs/warnings.md (every warning and flag id) instead");
     auto* list = app.add_subcommand("list-tools", "Print the MCP tools/list result as JSON");
     list->group("");
+    bool output_schemas = false;
+    list->add_flag("--output-schemas", output_schemas, "Print every tool's declared result schema instead, by name");
 
     std::deque<flag_value> values;  // deque: CLI11 keeps pointers into it
     std::map<CLI::App*, const tool_spec*> tool_of;
     for (const auto& tool : all_tools()) {
         auto* sub = app.add_subcommand(to_kebab(tool.name), tool.summary);
-        sub->footer("\n" + tool.description);
+        sub->footer("\n" + tool.description + (tool.details.empty() ? "" : "\n\n" + tool.details));
         tool_of[sub] = &tool;
         for (const auto& p : tool.params) {
             values.push_back(flag_value{.param = &p});
@@ -223,6 +234,12 @@ int run_cli(int argc, char** argv) {
         std::cout << (readme_table ? tools_readme_table() : warnings_doc ? findings_markdown() : tools_markdown());
         return 0;
     }
+    if (list->parsed() && output_schemas) {
+        json schemas = json::object();
+        for (const auto& t : all_tools()) schemas[t.name] = t.output_schema;
+        std::cout << dump_pretty(schemas) << "\n";
+        return 0;
+    }
     if (list->parsed()) {
         json tools = json::array();
         for (const auto& t : all_tools()) tools.push_back(tool_listing(t));
@@ -258,7 +275,7 @@ int run_cli(int argc, char** argv) {
         progress->finish();
         if (!json_out.empty()) write_file_atomic(json_out, dump_pretty(result) + "\n");
         if (as_json) std::cout << dump_pretty(result) << "\n";
-        else std::cout << (tool->render ? tool->render(result) : render_text(result));
+        else std::cout << render_words(tool->render ? tool->render(result) : render_text(result), ctx.words);
         return result_exit_code(result);
     } catch (const usage_error& e) {
         progress->finish();

@@ -26,6 +26,24 @@ std::string cell(std::string s) {
     }
     return out;
 }
+std::string schema_type(const json& s) {
+    if (!s.is_object() || !s.contains("type")) return "any";
+    if (s["type"].is_array()) {
+        std::vector<std::string> parts;
+        for (const auto& t : s["type"]) parts.push_back(t.get<std::string>());
+        return fmt::format("{}", fmt::join(parts, " or "));
+    }
+    return s["type"].get<std::string>();
+}
+
+/// "Result: `verdict` (string), ..." from the declared output schema, its top-level fields.
+std::string result_fields(const tool_spec& t) {
+    if (!t.output_schema.contains("properties")) return "";
+    std::vector<std::string> fields;
+    for (const auto& [k, v] : t.output_schema["properties"].items()) fields.push_back(fmt::format("`{}` ({})", k, schema_type(v)));
+    return fmt::format("Result{}: {}.\n\n", t.lean ? " (lean; `detail: \"full\"` adds the rest of the record)" : "",
+                       fmt::join(fields, ", "));
+}
 }  // namespace
 
 std::string tools_markdown() {
@@ -33,7 +51,13 @@ std::string tools_markdown() {
                      "Regenerate with scripts/generate-docs. -->\n\n"
                      "Each tool is an MCP tool (`hotkernel mcp`) and a CLI subcommand with the same parameters as "
                      "`--kebab-case` flags. Every result is one JSON object (`--json` on the CLI, `structuredContent` "
-                     "over MCP).\n\n| tool | CLI | what it does |\n|---|---|---|\n";
+                     "over MCP, where the text block is a short summary of it). `bench` and `verify` answer lean by "
+                     "default over MCP (what the caller acts on, and `full_record`: the path of the file holding "
+                     "the whole result); `detail: \"full\"` returns the whole result, which is also what the CLI "
+                     "prints. Every call writes the whole result to `.hotkernel/runs/` beside its script (else "
+                     "`~/.cache/hotkernel/runs/`); `record` takes the lean result, the whole one, or the file. "
+                     "Messages name parameters the way the interface that was used spells them: `--flops` on the "
+                     "CLI, `'flops'` over MCP.\n\n| tool | CLI | what it does |\n|---|---|---|\n";
     for (const auto& t : all_tools())
         md += fmt::format("| [`{}`](#{}) | `hotkernel {}` | {} |\n", t.name, t.name, to_kebab(t.name), cell(t.summary));
     for (const auto& t : all_tools()) {
@@ -41,7 +65,8 @@ std::string tools_markdown() {
                           t.annotations.read_only     ? "Read-only"
                           : t.annotations.destructive ? "Runs the user's code"
                                                       : "Writes files",
-                          t.description);
+                          t.details.empty() ? t.description : t.description + "\n\n" + t.details);
+        md += result_fields(t);
         if (t.params.empty()) {
             md += "No parameters.\n";
             continue;
@@ -49,8 +74,10 @@ std::string tools_markdown() {
         md += "| parameter | CLI flag | type | default | description |\n|---|---|---|---|---|\n";
         for (const auto& p : t.params) {
             std::string def = p.required ? "required" : (p.default_value.is_null() ? "" : dump_line(p.default_value));
+            if (!p.cli_default.is_null()) def += " (CLI: " + dump_line(p.cli_default) + ")";
             const std::string bounds = param_limits(p, false);  // the default has its own column
-            const std::string text = bounds.empty() ? p.summary : p.summary + ". " + bounds + ".";
+            std::string text = bounds.empty() ? p.summary : p.summary + ". " + bounds + ".";
+            if (!p.details.empty()) text += (text.ends_with(".") ? " " : ". ") + p.details;
             std::string type = p.or_true ? "string or true" : type_label(p.type);
             if (!p.choices.empty()) type += ": " + fmt::format("{}", fmt::join(p.choices, " \\| "));
             md += fmt::format("| `{}` | `{}` | {} | {} | {} |\n", p.name, p.positional ? p.name : "--" + to_kebab(p.name), type,

@@ -11,6 +11,7 @@
 #include "util/errors.h"
 #include "util/files.h"
 #include "util/strings.h"
+#include "util/words.h"
 
 namespace hotkernel {
 
@@ -51,7 +52,7 @@ process_result run_nvidia_smi(process_runner& runner, const cancel_token& cancel
         throw tool_error(
             "no NVIDIA driver found: nvidia-smi is not on PATH; install the NVIDIA driver (it ships "
             "nvidia-smi) or add the folder that holds nvidia-smi to PATH. roofline still works without "
-            "a GPU when you name one: --gpu \"NVIDIA H200\" or a key such as h100_sxm5");
+            "a GPU when you name one: " + words::param("gpu", "NVIDIA H200") + " or a key such as h100_sxm5");
     if (r.spawn_failed)
         throw tool_error(fmt::format("could not start nvidia-smi: {}; check that the nvidia-smi on PATH ({}) is "
                                      "an executable, and reinstall the NVIDIA driver if it is not",

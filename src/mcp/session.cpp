@@ -13,6 +13,7 @@
 #include "mcp/server.h"
 #include "process/fake_runner.h"
 #include "process/fork_server_runner.h"
+#include "render/render.h"
 #include "util/strings.h"
 #include "version.h"
 
@@ -65,16 +66,18 @@ json text_result(const std::string& text, bool is_error) {
 const std::string& mcp_instructions() {
     static const std::string text =
         "hotkernel measures GPU kernels written in Python (PyTorch, Triton, CUDA extensions) in the user's own "
-        "interpreter and keeps an honest record. Every result is one JSON object (structuredContent); read its "
-        "`flags` (the result looks implausible) and `warnings` (read it with care): {id, message} items, the id "
-        "stable, the message ending with what to do. The loop:\n"
+        "interpreter and keeps an honest record. Every result is one JSON object (structuredContent; the text is a "
+        "short summary); bench and verify answer lean, with full_record, the file holding the whole record "
+        "(detail: \"full\" returns it inline). Read `flags` (the result looks implausible) and `warnings` (read "
+        "it with care): {id, message} items, the id stable, the message ending with what to do. The loop:\n"
         "1. gpu_info: which card this is. new: scaffold <name>_baseline.py and <name>_candidate.py from the user's "
         "PyTorch function.\n"
         "2. bench the baseline; verify baseline vs the untouched candidate (expect 'inconclusive': that is the noise "
         "floor).\n"
         "3. Edit only the candidate. Look before guessing: torch_profile (no Nsight needed), profile (nsys/ncu) and "
         "top_kernels, disassemble (SASS/PTX: tensor-core use, spills, load width).\n"
-        "4. verify baseline vs candidate, then record the result, win or lose (never edit LEADERBOARD.md).\n"
+        "4. verify baseline vs candidate, then record the result (lean or full, or its full_record file), win or "
+        "lose (never edit LEADERBOARD.md).\n"
         "5. roofline with bench/verify's roofline_inputs gives attainable_ms, the floor: stop when within ~10% of it.\n"
         "Long calls send progress and honour cancellation; pass timeout_s for slow scripts. A failed call returns "
         "isError with text saying what to fix.";
@@ -456,7 +459,7 @@ void mcp_session::start_call(const json& id, const json& params, bool modern) {
     if (!m_opts.allow_tool_calls) {
         // Still validate, so the fuzzer exercises the argument checks, but never run a handler.
         try {
-            validate_args(*tool, args);
+            validate_args(*tool, args, front_end::mcp);
             send_error(id, mcp_error::internal_error, "tools/call is disabled in this session");
         } catch (const tool_error& e) {
             send_result(id, text_result(e.what(), true), modern);
@@ -498,6 +501,7 @@ void mcp_session::run_call(const std::shared_ptr<call_job>& job, const tool_spec
     ctx.cancel = job->cancel;
     ctx.progress = [this, job](double done, double total, const std::string& msg) { send_progress(job, done, total, msg); };
     ctx.log = [name = tool->name](const std::string& line) { log_stderr(name + ": " + line); };
+    ctx.words = front_end::mcp;
 
     json message = {{"jsonrpc", "2.0"}, {"id", job->id}};
     auto result_of = [&](json r) {
@@ -518,7 +522,9 @@ void mcp_session::run_call(const std::shared_ptr<call_job>& job, const tool_spec
         if (!r.is_object()) {
             internal(fmt::format("the tool returned {} instead of a JSON object", r.type_name()));
         } else {
-            json out = text_result(dump_line(r), false);
+            // The text block is a short summary, not the JSON again: structuredContent is the result.
+            json out = text_result(render_words(tool->summarize ? tool->summarize(r) : render_summary(r), ctx.words),
+                                   false);
             out["structuredContent"] = std::move(r);
             add_plot_image(out);
             result_of(std::move(out));

@@ -16,6 +16,7 @@
 
 #include "util/errors.h"
 #include "util/strings.h"
+#include "util/words.h"
 
 namespace hotkernel {
 
@@ -172,12 +173,13 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     for (const auto& s : sweep_strays()) strays.push_back(fmt::format("pid {}: {}", s.pid, s.command));
     strays.insert(strays.end(), res.strays.begin(), res.strays.end());  // killed by a kept fork server
     if (res.spawn_failed)
-        throw tool_error(fmt::format("{} ({}) {}; check the interpreter (--python or HOTKERNEL_PYTHON)", label, cmd,
-                                     res.describe(req.timeout_s)));
+        throw tool_error(fmt::format("{} ({}) {}; check the interpreter ({})", label, cmd,
+                                     res.describe(req.timeout_s), words::python_setting()));
     if (res.cancelled) throw tool_error(fmt::format("{} ({}) was cancelled", label, cmd));
     if (res.timed_out)
-        throw tool_error(fmt::format("{} ({}) {}; fix the hang or raise timeout_s (now {} s){}", label, cmd,
-                                     res.describe(req.timeout_s), req.timeout_s, stderr_part(res)));
+        throw tool_error(fmt::format("{} ({}) {}; fix the hang or raise {} (now {} s){}", label, cmd,
+                                     res.describe(req.timeout_s), words::param("timeout_s"), req.timeout_s,
+                                     stderr_part(res)));
 
     run_line parsed = parse_run_line(answer.line_text);
     // What the script itself said went wrong (protocol 3: "reason"; others may print "error").

@@ -5,6 +5,7 @@
 
 #include "python/interpreter.h"
 #include "util/strings.h"
+#include "util/words.h"
 
 namespace hotkernel {
 
@@ -43,7 +44,7 @@ std::string warm_launcher::name() const {
 }
 
 std::string warm_launcher::reason() const {
-    if (!m_enabled) return "warm=false (--no-warm) was given: each run is a fresh process";
+    if (!m_enabled) return words::param("warm", false) + " was given: each run is a fresh process";
     const fork_server_stats st = stats();
     if (!st.disabled_reason.empty()) {
         std::string s = "fell back to fresh processes";
@@ -117,7 +118,7 @@ void warm_launcher::prestart(const std::string& python, const std::filesystem::p
 json warm_launcher::prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner,
                             bool isolated) {
     auto no = [](const std::string& why) { return json{{"started", false}, {"reason", why}}; };
-    if (!m_enabled) return no("warm=false was given");
+    if (!m_enabled) return no(words::param("warm", false) + " was given");
     std::string bad;
     const bool pooled = m_pool != nullptr;
     if (!pooled && keep_warm_s(&bad) <= 0)

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "registry/tool.h"
-#include "util/schema_version.h"
 #include "report/findings.h"
 #include "util/strings.h"
 
@@ -39,6 +38,26 @@ void check_length(const std::string& where, const json& s, std::size_t max) {
     if (text.size() > max)
         throw usage_error(fmt::format("{} is {} bytes long, more than the {} it takes; got {}", where, text.size(), max,
                                       describe_value(s)));
+}
+
+/// An output schema as tools/list carries it: the top-level fields' types and enums, no
+/// descriptions (the tool's description says what the result means; docs/tools.md the rest).
+json schema_outline(const json& schema, int depth) {
+    if (!schema.is_object()) return schema;
+    json out = json::object();
+    for (const char* k : {"type", "enum", "required"})
+        if (schema.contains(k)) out[k] = schema[k];
+    if (depth == 0) out.erase("required");  // the lean and the full result both validate
+    if (schema.contains("items") && depth < 1) out["items"] = schema_outline(schema["items"], depth + 1);
+    if (schema.contains("properties") && depth < 1) {
+        json props = json::object();
+        for (const auto& [k, v] : schema["properties"].items()) props[k] = schema_outline(v, depth + 1);
+        out["properties"] = props;
+    } else {
+        out.erase("required");  // required names only make sense beside their properties
+    }
+    if (out.empty() && schema.contains("description")) out = json::object();  // "any value"
+    return out;
 }
 
 }  // namespace
@@ -82,7 +101,8 @@ json input_schema(const tool_spec& tool) {
     json props = json::object();
     json required = json::array();
     for (const auto& p : tool.params) {
-        json prop = {{"type", type_name(p.type)}, {"description", param_description(p)}};
+        // The summary alone: default, bounds and choices are schema keywords of their own.
+        json prop = {{"type", type_name(p.type)}, {"description", p.summary}};
         if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}, {"maxLength", max_length_of(p)}};
         if (!p.choices.empty()) prop["enum"] = p.choices;
         else if (p.type == param_type::string) prop["maxLength"] = max_length_of(p);
@@ -101,19 +121,23 @@ json input_schema(const tool_spec& tool) {
 }
 
 json tool_listing(const tool_spec& tool) {
-    json ann = {{"title", tool.title},
-                {"readOnlyHint", tool.annotations.read_only},
+    // The title is the entry's own "title"; annotations carry the hints only (tools/list stays small).
+    json ann = {{"readOnlyHint", tool.annotations.read_only},
                 {"destructiveHint", tool.annotations.destructive},
                 {"idempotentHint", tool.annotations.idempotent},
                 {"openWorldHint", tool.annotations.open_world}};
     json entry = {{"name", tool.name}, {"title", tool.title}, {"description", tool.description},
                   {"inputSchema", input_schema(tool)}};
-    if (!tool.output_schema.is_null()) entry["outputSchema"] = tool.output_schema;
+    // The lean results' shapes; every other tool's result is described by its description and
+    // docs/tools.md (`hotkernel list-tools --output-schemas`), which keeps tools/list under 12 KB.
+    if (tool.lean && !tool.output_schema.is_null()) entry["outputSchema"] = schema_outline(tool.output_schema, 0);
     entry["annotations"] = ann;
     return entry;
 }
 
-json validate_args(const tool_spec& tool, const json& args_in) {
+// The check itself; its messages name parameters by reference (words::param), rendered by
+// validate_args for the caller's interface.
+static json check_args(const tool_spec& tool, const json& args_in) {
     if (!args_in.is_null() && !args_in.is_object())
         throw usage_error(fmt::format("{}: arguments must be a JSON object, got {}", tool.name, describe_value(args_in)));
     const json args = args_in.is_null() ? json::object() : args_in;
@@ -126,7 +150,7 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         if (!known) {
             auto close = closest_matches(to_snake(it.key()), names);
             std::string hint = close.empty() ? fmt::format("valid parameters: {}", fmt::join(names, ", "))
-                                             : fmt::format("did you mean '{}'?", close.front());
+                                             : fmt::format("did you mean {}?", words::param(close.front()));
             throw usage_error(fmt::format("{}: unknown parameter '{}'; {}", tool.name, shorten(it.key(), max_echo), hint));
         }
     }
@@ -138,11 +162,11 @@ json validate_args(const tool_spec& tool, const json& args_in) {
         else if (args.contains(to_kebab(p.name))) v = &args[to_kebab(p.name)];
         if (v == nullptr || v->is_null()) {
             if (p.required)
-                throw usage_error(fmt::format("{}: missing required parameter '{}' ({})", tool.name, p.name, p.summary));
+                throw usage_error(fmt::format("{}: missing required parameter {} ({})", tool.name, words::param(p.name), p.summary));
             if (!p.default_value.is_null()) out[p.name] = p.default_value;
             continue;
         }
-        const std::string where = fmt::format("{}: parameter '{}'", tool.name, p.name);
+        const std::string where = fmt::format("{}: parameter {}", tool.name, words::param(p.name));
         json val = *v;
         if (p.or_true && val.is_boolean()) {
             if (!val.get<bool>()) continue;  // false: not asked for
@@ -199,12 +223,12 @@ json validate_args(const tool_spec& tool, const json& args_in) {
     return out;
 }
 
-json call_tool(const tool_spec& tool, const json& args, tool_context& ctx) {
-    const json valid = validate_args(tool, args);
-    json result = tool.handler(valid, ctx);
-    normalize_findings(result);  // one shape for every result, whatever a handler still pushes
-    stamp_schema(result);
-    return result;
+json validate_args(const tool_spec& tool, const json& args_in, front_end words_of) {
+    try {
+        return check_args(tool, args_in);
+    } catch (const usage_error& e) {
+        throw usage_error(render_words(e.what(), words_of));
+    }
 }
 
 const tool_spec* find_tool(std::string_view name) {

@@ -13,6 +13,7 @@
 #include "process/runner.h"
 #include "util/errors.h"
 #include "util/json.h"
+#include "util/words.h"
 
 namespace hotkernel {
 
@@ -25,7 +26,9 @@ struct param_spec {
     std::string name;          ///< snake_case
     param_type type = param_type::string;
     std::string summary;       ///< what it is and its units; never the default or bounds (rendered from the fields)
+    std::string details;       ///< more for docs/tools.md and the CLI's --help, never in tools/list
     json default_value;        ///< null: no default
+    json cli_default;          ///< the CLI's default where it differs (detail: full); null: default_value
     bool required = false;
     bool positional = false;   ///< CLI takes it positionally (in declaration order)
     std::optional<double> minimum;
@@ -55,7 +58,8 @@ inline param_spec make_param(std::string name, param_type type, std::string summ
 /// "Default 10; 2..1000" rendered from the fields (empty when there is neither); with
 /// with_default=false only the bounds.
 std::string param_limits(const param_spec& p, bool with_default = true);
-/// The summary followed by param_limits(): the description the schema and the CLI show.
+/// The summary followed by param_limits(): the description the CLI and the docs show (with the
+/// details). tools/list carries the summary alone: its schema has the default and bounds.
 std::string param_description(const param_spec& p);
 /// A default or choice as a user types it: strings bare, lists comma-joined.
 std::string param_value_text(const json& v);
@@ -84,6 +88,8 @@ struct tool_context {
     std::function<void(double, double, const std::string&)> progress = [](double, double, const std::string&) {};
     /// Human-facing log lines (stderr in both front ends; never stdout).
     std::function<void(const std::string&)> log = [](const std::string&) {};
+    /// Which interface the call came through: messages name parameters its way (util/words.h).
+    front_end words = front_end::cli;
 };
 
 /// The type-erased handler: takes the validated JSON arguments (defaults filled in).
@@ -91,17 +97,26 @@ struct tool_context {
 using tool_handler = std::function<json(const json& args, tool_context& ctx)>;
 /// Optional readable rendering of a result; the default renderer is used when empty.
 using tool_renderer = std::function<std::string(const json& result)>;
+/// What the caller acts on, from the full result (tool_spec::lean).
+using tool_projection = std::function<json(const json& full)>;
 
 struct tool_spec {
     std::string name;          ///< MCP name, snake_case; the CLI uses kebab-case
     std::string title;
     std::string summary;       ///< one line for `hotkernel --help` and the README table
-    std::string description;   ///< first sentence: what it returns and when to call it
+    std::string description;   ///< first sentence: what it returns and when to call it; short (tools/list)
+    std::string details;       ///< the rest, for docs/tools.md and the CLI's --help
     std::vector<param_spec> params;
-    json output_schema;        ///< JSON Schema of the result object
+    json output_schema;        ///< JSON Schema of the result object (the lean one where there is `lean`)
     tool_annotations annotations;
     tool_handler handler;
-    tool_renderer render;
+    tool_renderer render;      ///< the CLI's readable output, from the full result
+    tool_renderer summarize;   ///< MCP's text block, a few lines from the result sent; render_summary() when empty
+    /// Set for tools whose full result is big: the tool takes `detail` (lean by default), every
+    /// call writes its full result beside the file named by the `record_beside` argument
+    /// (.hotkernel/runs/, see keep_full_record) and a lean result is this projection of it.
+    tool_projection lean;
+    std::string record_beside;
 };
 
 // ---- typed arguments ---------------------------------------------------------------
@@ -171,6 +186,10 @@ bound_param<Args> param(T Args::*member, param_spec spec) {
     return {std::move(spec), [member](Args& a, const json& v) { a.*member = detail::member_traits<T>::from(v); }};
 }
 
+/// `detail`: lean (what the caller acts on, and where the full record is) or full. A tool with a
+/// `lean` projection gets it from make_tool(); the handler never sees it.
+param_spec detail_param();
+
 /// A tool from its description, its parameters and a handler that takes the typed struct:
 /// validation fills the defaults, then each member is set from its parameter.
 template <class Args>
@@ -181,6 +200,7 @@ tool_spec make_tool(tool_spec spec, std::vector<bound_param<std::type_identity_t
         fills.emplace_back(p.spec.name, std::move(p.fill));
         spec.params.push_back(std::move(p.spec));
     }
+    if (spec.lean) spec.params.push_back(detail_param());
     spec.handler = [fills = std::move(fills), handler](const json& valid, tool_context& ctx) {
         Args args{};
         for (const auto& [name, fill] : fills)
@@ -203,10 +223,17 @@ json tool_listing(const tool_spec& tool);
 /// Checks args against the tool's params and returns them with defaults filled in.
 /// Unknown names get "did you mean"; a list must be a JSON array (the CLI splits its
 /// comma form before this).
-/// Throws usage_error with a message that names the parameter and the fix.
-json validate_args(const tool_spec& tool, const json& args);
+/// Throws usage_error with a message that names the parameter and the fix, in `words`.
+json validate_args(const tool_spec& tool, const json& args, front_end words = front_end::cli);
 
-/// Runs a tool: validate, then the handler. Exceptions other than tool_error propagate.
+/// Runs a tool: validate, then the handler; messages rendered for ctx.words. A tool with `lean`
+/// has its full result written on disk first (its path in `full_record`), then, unless
+/// detail=full, projected. Exceptions other than tool_error propagate.
 json call_tool(const tool_spec& tool, const json& args, tool_context& ctx);
+
+/// Writes a full result under <folder of the `record_beside` file>/.hotkernel/runs/ (else under
+/// cache_dir()/runs), atomically, and returns the absolute path; empty when neither could be
+/// written (`why` says why).
+std::string keep_full_record(const tool_spec& tool, const json& valid_args, const json& full, std::string& why);
 
 }  // namespace hotkernel

@@ -123,6 +123,47 @@ std::string format_number(double v) {
     return s;
 }
 
+namespace {
+std::string cut(std::string s, std::size_t n) {
+    if (s.size() > n) s = s.substr(0, n - 3) + "...";
+    return s;
+}
+
+std::string inline_value(const json& v, std::size_t n) {
+    if (v.is_object()) {
+        std::string out;
+        for (auto it = v.begin(); it != v.end(); ++it)
+            if (it.value().is_primitive()) out += (out.empty() ? "" : ", ") + it.key() + " " + scalar(it.value());
+        return cut(out.empty() ? "{...}" : out, n);
+    }
+    if (is_table(v)) return fmt::format("{} item(s)", v.size());
+    return cut(scalar(v), n);
+}
+}  // namespace
+
+std::string render_summary(const json& result, std::size_t max_chars) {
+    if (!result.is_object()) return cut(scalar(result), max_chars) + "\n";
+    std::string out;
+    for (auto it = result.begin(); it != result.end(); ++it) {
+        if (it.key() == "schema_version" || it.key() == "hotkernel_version") continue;  // for files, not for reading
+        std::string line;
+        if ((it.key() == "warnings" || it.key() == "flags") && it.value().is_array()) {
+            if (it.value().empty()) continue;
+            std::vector<std::string> ids;
+            for (const auto& f : it.value()) ids.push_back(finding_id_of(f));
+            line = it.key() + ": " + cut(fmt::format("{}", fmt::join(ids, ", ")), 200) + " (messages in structuredContent)";
+        } else {
+            line = it.key() + ": " + inline_value(it.value(), 160);
+        }
+        if (out.size() + line.size() + 1 > max_chars) {
+            out += "... (the rest in structuredContent)\n";
+            break;
+        }
+        out += line + "\n";
+    }
+    return out;
+}
+
 std::string render_text(const json& result, std::size_t max_rows) {
     std::ostringstream out;
     if (result.is_object()) render_object(out, messages_of_findings(result), "", max_rows);

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "util/words.h"
+
 namespace hotkernel {
 namespace {
 
@@ -98,6 +100,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {measured_unsandboxed, "measured_unsandboxed", W,
      "runs went without the kernel sandbox (allow_unsandboxed), so the candidate could write outside its run",
      "run on a kernel with Landlock, or check the target folder and caches by hand"},
+    {full_record_unwritten, "full_record_unwritten", W,
+     "the full record could not be written on disk (beside the script nor in the cache), so the result carries it "
+     "whole",
+     "make .hotkernel/ beside the script (or the cache folder) writable; record() takes this result as it is"},
     {persisting_l2, "persisting_l2", F,
      "the candidate set a persisting-L2 carve-out; the trusted runner reset it before every sample and voids the run",
      "do not set cudaLimitPersistingL2CacheSize in the candidate"},
@@ -248,10 +254,9 @@ std::string finding_id_of(const json& item) {
 }
 
 json findings_schema(finding_kind kind) {
-    json props{{"id", {{"type", "string"}, {"description", "stable snake_case id, listed in docs/warnings.md"}}},
-               {"message", {{"type", "string"}, {"description", "the values, then what to do"}}}};
-    if (kind == finding_kind::flag)
-        props["role"] = {{"type", "string"}, {"description", "the run's role, for a flag of the trusted runner"}};
+    // Types only: tools/list carries one per tool; docs/warnings.md says what id, message and role are.
+    json props{{"id", {{"type", "string"}}}, {"message", {{"type", "string"}}}};
+    if (kind == finding_kind::flag) props["role"] = {{"type", "string"}};
     return json{{"type", "array"},
                 {"items", {{"type", "object"}, {"required", {"id", "message"}}, {"properties", props}}}};
 }
@@ -373,9 +378,9 @@ finding self_reported_timing(int protocol, int scripts) {
 finding contract_mismatch(std::string_view script_sha12, std::string_view binary_sha12) {
     return make(finding_id::contract_mismatch,
                 fmt::format("the vendored hotkernel_contract.py differs from this hotkernel's own copy (sha256 {}… "
-                            "against {}…): it is stale or edited; re-create it with `hotkernel new --force` (move an "
-                            "edited candidate aside first)",
-                            script_sha12, binary_sha12));
+                            "against {}…): it is stale or edited; re-create it with `{}` (move an edited candidate "
+                            "aside first)",
+                            script_sha12, binary_sha12, words::call("new", json{{"force", true}})));
 }
 
 finding vendored_contract_missing(std::string_view path, std::string_view binary_sha12) {
@@ -390,9 +395,9 @@ finding vendored_contract_differs(std::string_view vendored_sha12, std::string_v
     return make(finding_id::vendored_contract_differs,
                 fmt::format("vendored hotkernel_contract.py differs from this binary's (sha256 {}… vs {}…; {}); the "
                             "run used the binary's copy, so the script run by hand measures differently; rerun "
-                            "`hotkernel new --force` with the same options (move an edited candidate aside first), or "
-                            "copy it: cp {} {}",
-                            vendored_sha12, binary_sha12, what, binary_copy, path));
+                            "`{}` with the same options (move an edited candidate aside first), or copy it: cp {} {}",
+                            vendored_sha12, binary_sha12, what, words::call("new", json{{"force", true}}), binary_copy,
+                            path));
 }
 
 finding invalid_utf8(std::optional<std::size_t> run) {
@@ -491,28 +496,39 @@ finding profile_check_untrusted() {
 
 finding measured_unsandboxed(std::string_view what) {
     return make(finding_id::measured_unsandboxed,
-                fmt::format("runs went without the kernel sandbox ({}; allowed by allow_unsandboxed): the candidate "
+                fmt::format("runs went without the kernel sandbox ({}; allowed by {}): the candidate "
                             "could write the target's folder, the user site and hotkernel's cache, and signal other "
                             "processes; run on a kernel with Landlock",
-                            what));
+                            what, words::param("allow_unsandboxed", true)));
+}
+
+finding full_record_unwritten(std::string_view why) {
+    return make(finding_id::full_record_unwritten,
+                fmt::format("the full record could not be written ({}), so this result carries it whole; make "
+                            ".hotkernel/ beside the script writable",
+                            why));
 }
 
 finding rotate_empty() {
-    return make(finding_id::rotate_empty, "rotate is empty: every timed call reads the same inputs, which stay in L2; "
-                                          "times will be optimistic for a memory-bound kernel; pass rotate (the "
-                                          "input names) to cycle through fresh copies");
+    return make(finding_id::rotate_empty,
+                fmt::format("rotate is empty: every timed call reads the same inputs, which stay in L2; times will be "
+                            "optimistic for a memory-bound kernel; pass {} (the input names) to cycle through fresh "
+                            "copies",
+                            words::param("rotate")));
 }
 
 finding no_flops() {
-    return make(finding_id::no_flops, "no flops given: roofline() can only place this kernel by its bytes; pass "
-                                      "--flops (nominal flops per call) for a compute-bound kernel");
+    return make(finding_id::no_flops,
+                fmt::format("no flops given: roofline() can only place this kernel by its bytes; pass {} (nominal "
+                            "flops per call) for a compute-bound kernel",
+                            words::param("flops")));
 }
 
 finding file_replaced(std::string_view path, bool forced) {
     return make(finding_id::file_replaced,
                 fmt::format("replaced {}, which differed from what new writes{}; keep your own edits under another "
                             "name before rerunning new",
-                            path, forced ? " (--force)" : ""));
+                            path, forced ? " (" + words::param("force", true) + ")" : ""));
 }
 
 finding cpu_only_python(std::string_view python) {
@@ -524,9 +540,9 @@ finding cpu_only_python(std::string_view python) {
 
 finding gpu_not_in_spec_table(std::string_view gpu, std::string_view reason) {
     return make(finding_id::gpu_not_in_spec_table,
-                fmt::format("{}: {}; roofline needs a table entry: pass roofline --gpu with the closest key, or add a "
+                fmt::format("{}: {}; roofline needs a table entry: pass roofline {} with the closest key, or add a "
                             "row to data/gpu-specs.csv",
-                            gpu, reason));
+                            gpu, reason, words::param("gpu")));
 }
 
 finding compute_cap_from_spec_table(std::string_view gpu, std::string_view compute_capability) {
@@ -585,8 +601,9 @@ finding profiler_error(std::string_view tool, std::string_view error) {
 
 finding clocks_not_locked() {
     return make(finding_id::clocks_not_locked,
-                "clocks were not locked (--clock-control none): durations are at the card's own boost clock, as in "
-                "real runs; keep the default --clock-control base for comparable durations");
+                fmt::format("clocks were not locked ({}): durations are at the card's own boost clock, as in real "
+                            "runs; keep the default {} for comparable durations",
+                            words::param("clock_control", "none"), words::param("clock_control", "base")));
 }
 
 finding no_kernel_data(bool under_nsys) {
@@ -637,7 +654,8 @@ finding profile_mode_unavailable(std::string_view script, std::string_view contr
 
 finding listing_truncated(std::size_t shown, std::size_t total) {
     return make(finding_id::listing_truncated,
-                fmt::format("showing the first {} of {} lines; max_lines<=0 returns all of them", shown, total));
+                fmt::format("showing the first {} of {} lines; pass {} for all of them", shown, total,
+                            words::param("max_lines", 0)));
 }
 
 finding several_cache_entries(std::size_t count, std::string_view kernel, std::string_view newest,
@@ -650,7 +668,8 @@ finding several_cache_entries(std::size_t count, std::string_view kernel, std::s
 
 finding fat_binary_arch(std::size_t archs, std::string_view shown) {
     return make(finding_id::fat_binary_arch,
-                fmt::format("fat binary with {} architectures; showing {} (pass arch to pick another)", archs, shown));
+                fmt::format("fat binary with {} architectures; showing {} (pass {} to pick another)", archs, shown,
+                            words::param("arch")));
 }
 
 finding local_memory_used(std::size_t ldl, std::size_t stl) {

@@ -52,6 +52,7 @@ enum class finding_id {
     profile_check_unreported,
     profile_check_untrusted,
     measured_unsandboxed,
+    full_record_unwritten,
     // the trusted runner's flags (python/hotkernel_runner.py, `_flag`)
     persisting_l2,
     work_outside_timed_region,
@@ -180,6 +181,8 @@ finding description_changed(std::string_view what);
 finding profile_check_unreported();
 finding profile_check_untrusted();
 finding measured_unsandboxed(std::string_view what);
+/// `why`: why neither the runs folder beside the script nor the cache could take the file.
+finding full_record_unwritten(std::string_view why);
 
 // new
 finding rotate_empty();

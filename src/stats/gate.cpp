@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "util/strings.h"
+#include "util/words.h"
 
 namespace hotkernel {
 
@@ -61,8 +62,9 @@ gate_result apply_gate(const gate_rule& rule, const gate_input& in) {
             if (v == "faster") return {gate_outcome::pass, "the candidate is faster"};
             if (v == "slower") return {gate_outcome::fail, "the candidate is slower"};
             return {gate_outcome::undecided,
-                    "the verdict is inconclusive and this gate needs the candidate shown faster; run more pairs (n) or "
-                    "retry"};
+                    fmt::format("the verdict is inconclusive and this gate needs the candidate shown faster; run more "
+                                "pairs ({}) or retry",
+                                words::param("n"))};
         case gate_kind::regression: {
             const double bound = 1.0 / (1.0 + rule.regression_pct / 100.0);
             const bool have_ci = in.ci_low && in.ci_high && std::isfinite(*in.ci_low) && std::isfinite(*in.ci_high);
@@ -80,8 +82,8 @@ gate_result apply_gate(const gate_rule& rule, const gate_input& in) {
                 return {gate_outcome::undecided, "there is no speedup interval to hold against the regression bound"};
             return {gate_outcome::undecided,
                     fmt::format("the speedup's 95% interval {:.4f}-{:.4f} straddles {:.4f} ({:g}% slower); run more "
-                                "pairs (n) or retry",
-                                *in.ci_low, *in.ci_high, bound, rule.regression_pct)};
+                                "pairs ({}) or retry",
+                                *in.ci_low, *in.ci_high, bound, rule.regression_pct, words::param("n"))};
         }
     }
     return {gate_outcome::undecided, "unknown gate"};

@@ -10,11 +10,13 @@
 #include "measure/warm_launcher.h"
 #include "plot/save.h"
 #include "python/interpreter.h"
+#include "registry/lean.h"
 #include "registry/tool.h"
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
 #include "stats/summary.h"
+#include "util/strings.h"
 
 namespace hotkernel {
 namespace {
@@ -198,15 +200,23 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     return result;
 }
 
-std::string bench_render(const json& r) {
-    std::string out = fmt::format("{}: n={}  mean {:.4g} ms", r.value("script", ""), r.value("n", 0),
-                                  r["mean_ms"].is_number() ? r["mean_ms"].get<double>() : NAN);
-    if (r["std_ms"].is_number()) out += fmt::format(" ± {:.3g}", r["std_ms"].get<double>());
-    if (r["min_ms"].is_number()) out += fmt::format("  min {:.4g}", r["min_ms"].get<double>());
-    if (r["median_ms"].is_number()) out += fmt::format("  median {:.4g}", r["median_ms"].get<double>());
-    if (r["cv_pct"].is_number()) out += fmt::format("  cv {:.2f}%", r["cv_pct"].get<double>());
+std::string stats_line(const json& r) {
+    auto num = [&](const char* k) { return r.value(k, json()).is_number() ? r[k].get<double>() : NAN; };
+    std::string out = fmt::format("{}: n={}  mean {:.4g} ms", r.value("script", ""), r.value("n", 0), num("mean_ms"));
+    if (std::isfinite(num("std_ms"))) out += fmt::format(" ± {:.3g}", num("std_ms"));
+    if (std::isfinite(num("min_ms"))) out += fmt::format("  min {:.4g}", num("min_ms"));
+    if (r.value("median_ms", json()).is_number()) out += fmt::format("  median {:.4g}", r["median_ms"].get<double>());
+    if (r.value("cv_pct", json()).is_number()) out += fmt::format("  cv {:.2f}%", r["cv_pct"].get<double>());
     out += "\n";
-    if (!r["ok"].is_null()) out += fmt::format("ok: {}\n", r["ok"].get<bool>() ? "true (every run)" : "FALSE");
+    if (!r.value("ok", json()).is_null()) out += fmt::format("ok: {}\n", r["ok"].get<bool>() ? "true (every run)" : "FALSE");
+    return out;
+}
+
+std::string bench_summary(const json& r);
+
+std::string bench_render(const json& r) {
+    if (!r.contains("samples_ms")) return bench_summary(r);  // --detail lean: the lean lines
+    std::string out = stats_line(r);
     if (r.contains("seed")) out += "seed: " + dump_line(r["seed"]) + "\n";
     if (r.contains("roofline_inputs")) out += "roofline_inputs: " + dump_line(r["roofline_inputs"]) + "\n";
     std::string samples;
@@ -214,6 +224,33 @@ std::string bench_render(const json& r) {
     out += "samples_ms: " + samples + "\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     out += plot_line(r);
+    if (r.value("full_record", json()).is_string()) out += "full record: " + r["full_record"].get<std::string>() + "\n";
+    return out;
+}
+
+/// What a caller acts on: the statistics, the check, the roofline inputs, the findings, the file.
+json bench_lean(const json& r) {
+    json out = pick(r, {"script", "n", "mean_ms", "std_ms", "min_ms", "median_ms", "ok", "target", "seed", "timing"});
+    // roofline_inputs when small (flops, bytes, dtype): a script's own line could put anything there.
+    if (r.contains("roofline_inputs") && dump_line(r["roofline_inputs"]).size() <= 200)
+        out["roofline_inputs"] = r["roofline_inputs"];
+    if (r.contains("profile_check"))  // asked for: its figures (the full record says how they were taken)
+        out["profile_check"] = pick(r["profile_check"], {"runs", "ms_over_span_median", "ms_over_kernel_busy_median",
+                                                         "span_per_call_ms_median", "kernel_median_ms"});
+    out.update(pick(r, {"plot", "flags", "warnings", "full_record"}));
+    return round_numbers(std::move(out));
+}
+
+/// MCP's text block: the statistics line, findings by id, the file.
+std::string bench_summary(const json& r) {
+    std::string out = stats_line(r);
+    if (r.contains("roofline_inputs")) out += "roofline_inputs: " + dump_line(r["roofline_inputs"]) + "\n";
+    for (const char* kind : {"flags", "warnings"}) {
+        std::vector<std::string> ids;
+        for (const auto& f : r.value(kind, json::array())) ids.push_back(finding_id_of(f));
+        if (!ids.empty()) out += fmt::format("{}: {} (what to do: structuredContent)\n", kind, join(ids));
+    }
+    if (r.value("full_record", json()).is_string()) out += "full record: " + r["full_record"].get<std::string>() + "\n";
     return out;
 }
 
@@ -222,20 +259,22 @@ std::vector<bound_param<bench_args>> bench_params() {
         param(&bench_args::script,
               {.name = "script", .summary = "Path of the Python script to run", .required = true, .positional = true}),
         param(&bench_args::n, {.name = "n",
-                               .summary = "Number of runs, each a fresh process",
+                               .summary = "Runs, each its own process",
+                               .details = "Number of runs, each a fresh process.",
                                .default_value = 10,
                                .minimum = 1,
                                .maximum = 1000}),
         run_timeout_arg(&bench_args::timeout_s),
-        param(&bench_args::args, {.name = "args", .summary = "Extra arguments passed to the script after its path"}),
+        param(&bench_args::args, {.name = "args", .summary = "Extra arguments for the script",
+                                                  .details = "Extra arguments passed to the script after its path."}),
         warm_arg(&bench_args::warm),
         allow_unsandboxed_arg(&bench_args::allow_unsandboxed),
         isolate_arg(&bench_args::isolate),
         param(&bench_args::profile_check,
               {.name = "profile_check",
-               .summary = "Also replay each run's timed CUDA graph under torch.profiler and report the kernels' time "
-                          "per call beside ms (profile_check: ms over the profiler's kernel busy time and span per "
-                          "call; ~3.5 s more a run for starting the profiler; trusted runner on a GPU only)",
+               .summary = "Also time under torch.profiler",
+               .details = "The result's profile_check gives ms over the profiler's kernel busy time and span per "
+                          "call; starting the profiler costs ~3.5 s more a run.",
                .default_value = false}),
         param(&bench_args::plot, plot_param("the samples of each run")),
     };
@@ -250,31 +289,35 @@ tool_spec bench_tool() {
     t.title = "Benchmark a script";
     t.summary = "Run a script n times, each its own process: mean/std/min and every sample";
     t.description =
-        "Run a Python script n times in the user's interpreter, each run its own process, and aggregate its timing. "
+        "Time a script over n runs: returns mean/std/min/median, ok, roofline_inputs, warnings and "
+        "full_record. Call it on the baseline first.";
+    t.details =
         "Contract: the script prints one JSON line to stdout containing at least {\"ms\": <float>} and optionally "
         "{\"ok\": <bool>} for a correctness check (the last stdout line that is a JSON object with \"ms\" counts). "
-        "Returns mean/std/min/median over the n runs plus every raw sample and each run's JSON line, roofline_inputs "
-        "and seed when the script gives them, so a LEADERBOARD row can cite n and seed. A run that crashes, hangs "
-        "(timeout_s) or prints no such line is an error naming the run, with its stderr tail.";
+        "The full record (detail=full, and always the file full_record names) adds every raw sample and each run's "
+        "JSON line, and the seed when the script gives it, so a LEADERBOARD row can cite n and seed. A run that "
+        "crashes, hangs (timeout_s) or prints no such line is an error naming the run, with its stderr tail.";
+    // The lean result; the full one (detail=full) has these fields too, and more.
     t.output_schema = json{
         {"type", "object"},
-        {"required", {"n", "mean_ms", "std_ms", "min_ms", "median_ms", "samples_ms", "runs", "self_reported", "warnings"}},
+        {"required", {"n", "mean_ms", "std_ms", "min_ms", "warnings", "full_record"}},
         {"properties",
-         {{"n", {{"type", "integer"}}},
+         {{"script", {{"type", "string"}}},
+          {"n", {{"type", "integer"}}},
           {"mean_ms", {{"type", {"number", "null"}}}},
           {"std_ms", {{"type", {"number", "null"}}}},
           {"min_ms", {{"type", {"number", "null"}}}},
           {"median_ms", {{"type", {"number", "null"}}}},
-          {"samples_ms", {{"type", "array"}, {"items", {{"type", "number"}}}}},
           {"ok", {{"type", {"boolean", "null"}}}},
-          {"seed", json{{"description", "the seed the script reports (any JSON value)"}}},
           {"roofline_inputs", {{"type", "object"}}},
-          {"self_reported", {{"type", "boolean"}}},
-          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"plot", plot_result_schema()},
-          {"warnings", findings_schema(finding_kind::warning)}}}};
+          {"warnings", findings_schema(finding_kind::warning)},
+          {"full_record", {{"type", {"string", "null"}}}}}}};
     t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's script
     t.render = bench_render;
+    t.summarize = bench_summary;
+    t.lean = bench_lean;
+    t.record_beside = "script";
     return make_tool<bench_args>(std::move(t), bench_params(), bench_handler);
 }
 

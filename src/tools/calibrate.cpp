@@ -55,8 +55,8 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
     for (const auto& r : gpus)
         if (r.index && *r.index == index) g = &r;
     if (!g)
-        throw usage_error(fmt::format("there is no GPU {} (this machine has {} GPU(s), indices 0..{}); pass --gpu <index>",
-                                      index, gpus.size(), gpus.size() - 1));
+        throw usage_error(fmt::format("there is no GPU {} (this machine has {} GPU(s), indices 0..{}); pass {} with one of them",
+                                      index, gpus.size(), gpus.size() - 1, words::param("gpu")));
     if (!g->uuid)
         throw tool_error(fmt::format("nvidia-smi gave no UUID for GPU {} ({}); the calibration is cached per UUID, so it "
                                      "cannot be stored; update the driver",
@@ -74,9 +74,9 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
     if (res.cancelled) throw tool_error("calibrate was cancelled");
     if (res.spawn_failed) throw tool_error(fmt::format("could not start '{}': {}", python, res.spawn_error));
     if (res.timed_out)
-        throw tool_error(fmt::format("the calibration run {}; raise timeout_s or check that the GPU is not busy. stderr "
+        throw tool_error(fmt::format("the calibration run {}; raise {} or check that the GPU is not busy. stderr "
                                      "tail:\n{}",
-                                     res.describe(timeout_s), tail_text(res.stderr_text, 1500)));
+                                     res.describe(timeout_s), words::param("timeout_s"), tail_text(res.stderr_text, 1500)));
     json m = last_json_line(res.stdout_text);
     if (!m.is_object())
         throw tool_error(fmt::format("the calibration run {} without a result line; stderr tail:\n{}", res.describe(),
@@ -157,14 +157,18 @@ tool_spec calibrate_tool() {
     t.title = "Measure this GPU's real bandwidth and bf16 rate";
     t.summary = "Measure and cache this GPU's streaming bandwidth and bf16 rate";
     t.description =
-        "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay timed by CUPTI's kernel "
-        "records, or by events where CUPTI cannot be read; median of samples), the bandwidth of a large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) "
-        "and the rate of a 8192^3 bf16 matrix product, and cache them per GPU UUID under the cache folder "
-        "(calibration/<uuid>.json). roofline then reports attainable_ms_measured without being told measured_mem_gbs. "
-        "It also reports the gap a CUDA graph leaves between two dependent tiny kernels (events against CUPTI's "
-        "kernel durations): what the events-timed graph timer (timer: cuda_graph) reads above the kernel time of a "
-        "call of a few microseconds. "
-        "Takes about 10-30 s; needs an NVIDIA GPU and torch with CUDA in the user's interpreter.";
+        "Measure this GPU's real bandwidth and bf16 rate: returns and caches both for roofline. Call it once "
+        "per card (needs a GPU).";
+    t.details =
+        "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay timed by CUPTI's "
+        "kernel records, or by events where CUPTI cannot be read; median of samples), the bandwidth of a "
+        "large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) and the rate of a "
+        "8192^3 bf16 matrix product, and cache them per GPU UUID under the cache folder "
+        "(calibration/<uuid>.json). roofline then reports attainable_ms_measured without being told "
+        "measured_mem_gbs. It also reports the gap a CUDA graph leaves between two dependent tiny kernels "
+        "(events against CUPTI's kernel durations): what the events-timed graph timer (timer: cuda_graph) "
+        "reads above the kernel time of a call of a few microseconds. Takes about 10-30 s; needs an NVIDIA "
+        "GPU and torch with CUDA in the user's interpreter.";
     t.output_schema = json{
         {"type", "object"},
         {"required", {"uuid", "gpu", "mem_gbs", "bf16_tflops", "measured_at", "method", "path", "warnings"}},
@@ -191,12 +195,14 @@ tool_spec calibrate_tool() {
     return make_tool<calibrate_args>(
         std::move(t),
         {param(&calibrate_args::gpu, {.name = "gpu",
-                                      .summary = "Index of the GPU to measure, as nvidia-smi numbers them",
+                                      .summary = "Index of the GPU to measure",
+                                      .details = "Index of the GPU to measure, as nvidia-smi numbers them.",
                                       .default_value = 0,
                                       .minimum = 0,
                                       .maximum = 1024}),
          param(&calibrate_args::timeout_s, {.name = "timeout_s",
-                                            .summary = "Wall-clock limit for the measuring process in seconds",
+                                            .summary = "Limit in seconds",
+                                            .details = "Wall-clock limit for the measuring process in seconds.",
                                             .default_value = 300,
                                             .minimum = 10,
                                             .maximum = 3600})},

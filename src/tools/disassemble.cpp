@@ -220,8 +220,8 @@ json handle(const disassemble_args& args, tool_context& ctx) {
 
     if (target == "triton-cache") {
         if (kernel.empty())
-            throw usage_error("target 'triton-cache' needs kernel: a substring of the Triton kernel's name, e.g. "
-                              "--kernel softmax");
+            throw usage_error("target 'triton-cache' needs kernel: a substring of the Triton kernel's name, e.g. " +
+                              words::param("kernel", "softmax"));
         const auto roots = triton_cache_dirs();
         const auto entries = scan_triton_caches(roots);
         std::vector<const triton_entry*> matches;
@@ -442,12 +442,16 @@ tool_spec disassemble_tool() {
     t.title = "Disassemble a kernel (SASS or PTX)";
     t.summary = "SASS or PTX of a cubin, binary or Triton cache entry, with a summary";
     t.description =
-        "Disassemble a kernel. target is a .cubin/.ptx/.so/.exe path, or 'triton-cache' to search ~/.triton/cache (and "
-        "TRITON_CACHE_DIR) for the most recent kernel whose name contains kernel. level: 'sass' (via cuobjdump -sass) or "
-        "'ptx' (cuobjdump -ptx / the .ptx file). A real kernel is 500-3000 SASS lines; max_lines<=0 returns all of them. "
-        "Beside the text: functions (demangled), instruction count and mix, tensor-core instructions (HMMA/HGMMA/...), "
-        "widest global load/store (128-bit?), local-memory spills (LDL/STL), registers and shared memory, the arch shown "
-        "and the archs a fat binary holds.";
+        "Disassemble a kernel: returns SASS/PTX and a summary (tensor cores, load width, spills). Call it to "
+        "see what the compiler made.";
+    t.details =
+        "Disassemble a kernel. target is a .cubin/.ptx/.so/.exe path, or 'triton-cache' to search "
+        "~/.triton/cache (and TRITON_CACHE_DIR) for the most recent kernel whose name contains kernel. level: "
+        "'sass' (via cuobjdump -sass) or 'ptx' (cuobjdump -ptx / the .ptx file). A real kernel is 500-3000 "
+        "SASS lines; max_lines<=0 returns all of them. Beside the text: functions (demangled), instruction "
+        "count and mix, tensor-core instructions (HMMA/HGMMA/...), widest global load/store (128-bit?), "
+        "local-memory spills (LDL/STL), registers and shared memory, the arch shown and the archs a fat "
+        "binary holds.";
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -481,19 +485,23 @@ tool_spec disassemble_tool() {
     return make_tool<disassemble_args>(
         std::move(t),
         {param(&disassemble_args::target, {.name = "target",
-                                           .summary = "a .cubin/.ptx/.so/executable path, or 'triton-cache'",
+                                           .summary = "A .cubin/.ptx/.so/binary, or 'triton-cache'",
+                                           .details = "a .cubin/.ptx/.so/executable path, or 'triton-cache'.",
                                            .required = true,
                                            .positional = true}),
          param(&disassemble_args::kernel, {.name = "kernel",
-                                           .summary = "substring of the kernel name (case-insensitive); required for "
-                                                      "triton-cache, a filter otherwise"}),
+                                           .summary = "Substring of the kernel's name",
+                                           .details = "substring of the kernel name (case-insensitive); required for "
+                                                      "triton-cache, a filter otherwise."}),
          param(&disassemble_args::level,
                {.name = "level", .summary = "sass or ptx", .default_value = "sass", .choices = {"sass", "ptx"}}),
          param(&disassemble_args::max_lines,
-               {.name = "max_lines", .summary = "lines of text to return; <= 0 returns all", .default_value = 200}),
+               {.name = "max_lines", .summary = "Lines to return (<= 0: all)",
+                                     .details = "lines of text to return; <= 0 returns all.", .default_value = 200}),
          param(&disassemble_args::arch, {.name = "arch",
-                                         .summary = "fat binaries: which sm_XX section to show (without it: the "
-                                                    "highest present)"})},
+                                         .summary = "Fat binaries: the sm_XX to show",
+                                         .details = "fat binaries: which sm_XX section to show (without it: the "
+                                                    "highest present)."})},
         handle);
 }
 

@@ -139,12 +139,15 @@ tool_spec gpu_info_tool() {
     t.title = "GPU info";
     t.summary = "Every GPU from nvidia-smi, with its datasheet row";
     t.description =
+        "List this machine's GPUs: returns name, driver, memory, clocks, compute capability and the datasheet "
+        "row (spec) of each. Call it first.";
+    t.details =
         "Identify the GPU(s) in this machine via nvidia-smi: index, name, uuid, driver, memory_mib, "
         "power_limit_w, compute_capability, max_sm_clock_mhz for every GPU, plus `spec`, the matching "
-        "datasheet row used by roofline (dense peak TFLOPS per dtype, memory bandwidth GB/s, L2, SMs) or "
-        "null with `spec_reason`. Use it first to learn which card results will be measured on, and which "
-        "index to pass to roofline. Read-only; takes about a second; fails with a clear message when no "
-        "NVIDIA driver is present.";
+        "datasheet row used by roofline (dense peak TFLOPS per dtype, memory bandwidth GB/s, L2, SMs) or null "
+        "with `spec_reason`. Use it first to learn which card results will be measured on, and which index to "
+        "pass to roofline. Read-only; takes about a second; fails with a clear message when no NVIDIA driver "
+        "is present.";
     t.output_schema = output_schema();
     t.annotations = tool_annotations{.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
     t.render = render;

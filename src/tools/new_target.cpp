@@ -91,20 +91,22 @@ json build_target(const new_args& args, const fs::path& out_dir, std::vector<fin
     std::vector<std::string> rotate = args.rotate;
     for (const auto& r : rotate)
         if (std::find(raw_names.begin(), raw_names.end(), r) == raw_names.end())
-            throw tool_error(fmt::format("rotate names '{}', which is not an input; the inputs are {} (x from --shape, "
-                                         "the others from --extra)",
-                                         r, join(raw_names)));
+            throw tool_error(fmt::format("rotate names '{}', which is not an input; the inputs are {} (x from {}, "
+                                         "the others from {})",
+                                         r, join(raw_names), words::param("shape"), words::param("extra")));
 
     const std::string derive = optional_string(args.derive);
     const std::string reference = optional_string(args.reference);
     std::vector<std::string> inputs = args.inputs;
     if (!derive.empty()) {
         if (reference.empty())
-            throw tool_error("derive needs reference: the derived inputs (an int8 weight and its scales) cannot just be "
-                             "upcast to fp32, so pass --reference 'module:function' that takes them as they are and does "
-                             "its own fp32 math");
+            throw tool_error(fmt::format("derive needs reference: the derived inputs (an int8 weight and its scales) "
+                                         "cannot just be upcast to fp32, so pass {} that takes them as they are and "
+                                         "does its own fp32 math",
+                                         words::param("reference", "module:function")));
         if (inputs.empty())
-            throw tool_error("derive needs inputs: the names derive returns, in call order, e.g. --inputs x,w_q,scales");
+            throw tool_error("derive needs inputs: the names derive returns, in call order, e.g. " +
+                             words::param("inputs", json::array({"x", "w_q", "scales"})));
         std::set<std::string> seen;
         for (const auto& n : inputs) {
             if (!is_identifier(n))
@@ -115,8 +117,8 @@ json build_target(const new_args& args, const fs::path& out_dir, std::vector<fin
         }
     } else if (!inputs.empty()) {
         throw tool_error(fmt::format("inputs ({}) is only used with derive; without derive the call takes {} (x, then "
-                                     "--extra in order)",
-                                     join(inputs), join(raw_names)));
+                                     "{} in order)",
+                                     join(inputs), join(raw_names), words::param("extra")));
     }
 
     json t;
@@ -170,8 +172,9 @@ json run_probe(const json& target, const fs::path& out_dir, const std::string& p
         if (r.cancelled) throw tool_error("new was cancelled while checking the function");
         throw tool_error(fmt::format("checking the function in {} failed: the probe {} without a result{}{}", python,
                                      r.describe(probe_timeout_s),
-                                     r.timed_out ? " (the function or its import took too long on the given shape; try "
-                                                   "a smaller --shape or --device cuda)"
+                                     r.timed_out ? fmt::format(" (the function or its import took too long on the "
+                                                               "given shape; try a smaller {} or {})",
+                                                               words::param("shape"), words::param("device", "cuda"))
                                                  : "",
                                      r.stderr_text.empty() ? "" : "; stderr:\n" + tail_text(r.stderr_text)));
     }
@@ -183,26 +186,27 @@ json run_probe(const json& target, const fs::path& out_dir, const std::string& p
     std::string hint = res.contains("hint") ? "; " + res["hint"].get<std::string>() : "";
     if (stage == "torch")
         throw tool_error(fmt::format("torch is not importable in the interpreter {} ({}); point hotkernel at the "
-                                     "Python that has torch: --python /path/to/python or HOTKERNEL_PYTHON=/path/to/python",
-                                     python, reason));
+                                     "Python that has torch: {}",
+                                     python, reason, words::python_setting()));
     if (stage == "import")
         throw tool_error(fmt::format("cannot import the function's module in {}: {}{}; check the name, or give a file: "
-                                     "from='./file.py:function'",
-                                     python, reason, hint));
+                                     "{}",
+                                     python, reason, hint, words::param("from", "./file.py:function")));
     if (stage == "function") throw tool_error(fmt::format("from '{}': {}", from, reason));
     if (stage == "derive")
-        throw tool_error(fmt::format("{}; make derive return a dict with exactly the names in --inputs, in call order",
-                                     reason));
+        throw tool_error(fmt::format("{}; make derive return a dict with exactly the names in {}, in call order",
+                                     reason, words::param("inputs")));
     if (stage == "device") throw tool_error(reason);
     if (stage == "call")
-        throw tool_error(fmt::format("the function does not run on the scaffolded inputs ({}): {}; check --shape, "
-                                     "--extra (inputs in call order) and --dtype",
-                                     dump_line(res.value("input_shapes", json::object())), reason));
+        throw tool_error(fmt::format("the function does not run on the scaffolded inputs ({}): {}; check {}, {} "
+                                     "(inputs in call order) and {}",
+                                     dump_line(res.value("input_shapes", json::object())), reason,
+                                     words::param("shape"), words::param("extra"), words::param("dtype")));
     if (stage == "reference") throw tool_error(reason);
     if (stage == "check")
-        throw tool_error(fmt::format("{}; the target would fail its own check: pass --reference (a function that "
-                                     "computes the same result in fp32) or use another --dtype",
-                                     reason));
+        throw tool_error(fmt::format("{}; the target would fail its own check: pass {} (a function that computes the "
+                                     "same result in fp32) or use another {}",
+                                     reason, words::param("reference"), words::param("dtype")));
     throw tool_error(fmt::format("checking the target in {} failed at '{}': {}", python, stage, reason));
 }
 
@@ -252,8 +256,8 @@ json new_handler(const new_args& args, tool_context& ctx) {
         }
         if (protect && !force)
             throw tool_error(fmt::format("{} exists and differs from what new would write (it was edited, or the target "
-                                         "changed); move it away or pass --force to replace it",
-                                         p.string()));
+                                         "changed); move it away or pass {} to replace it",
+                                         p.string(), words::param("force", true)));
         warnings.push_back(findings::file_replaced(p.string(), protect));
         return true;
     };
@@ -271,12 +275,19 @@ json new_handler(const new_args& args, tool_context& ctx) {
         fs::path rel = p.lexically_relative(fs::current_path(ec));
         return (!rel.empty() && !rel.string().starts_with("..")) ? rel.string() : p.string();
     };
-    std::string py_flag;
-    if (!ctx.python.empty()) py_flag = " --python " + quote_arg(ctx.python);
-    json next = json::array({
-        fmt::format("hotkernel bench {}{}", quote_arg(shown(baseline_path)), py_flag),
-        fmt::format("hotkernel verify {} {}{}", quote_arg(shown(baseline_path)), quote_arg(shown(candidate_path)), py_flag),
-    });
+    // What to run next: tool calls over MCP, shell lines in the CLI.
+    json next = json::array();
+    if (ctx.words == front_end::mcp) {
+        next.push_back(json{{"tool", "bench"}, {"arguments", {{"script", shown(baseline_path)}}}});
+        next.push_back(json{{"tool", "verify"},
+                            {"arguments", {{"baseline", shown(baseline_path)}, {"candidate", shown(candidate_path)}}}});
+    } else {
+        std::string py_flag;
+        if (!ctx.python.empty()) py_flag = " --python " + quote_arg(ctx.python);
+        next.push_back(fmt::format("hotkernel bench {}{}", quote_arg(shown(baseline_path)), py_flag));
+        next.push_back(fmt::format("hotkernel verify {} {}{}", quote_arg(shown(baseline_path)),
+                                   quote_arg(shown(candidate_path)), py_flag));
+    }
     if (probe.value("device", "") == "cpu" && args.device == "auto")
         warnings.push_back(findings::cpu_only_python(python));
 
@@ -318,7 +329,7 @@ std::string new_render(const json& r) {
     out += fmt::format("contract: protocol {}  sha256 {}\n", r["contract"].value("protocol", 0),
                        r["contract"].value("sha256", "").substr(0, 16));
     out += "next:\n";
-    for (const auto& s : r["next_steps"]) out += "  " + s.get<std::string>() + "\n";
+    for (const auto& s : r["next_steps"]) out += "  " + (s.is_string() ? s.get<std::string>() : dump_line(s)) + "\n";
     if (const json& f = r.value("fork_server", json::object()); f.value("started", false))
         out += "fork server: importing torch for them now, " + f.value("note", std::string()) + "\n";
     else if (f.value("already_running", false))
@@ -337,14 +348,18 @@ tool_spec new_tool() {
     t.title = "Scaffold a target";
     t.summary = "Scaffold a baseline, a candidate and the contract from a PyTorch function";
     t.description =
+        "Scaffold a target from a PyTorch function: returns the files written and next_steps. Call it first "
+        "on a new kernel.";
+    t.details =
         "Scaffold a target from the user's own PyTorch function so the loop can run on it: writes "
-        "<out_dir>/<name>_baseline.py (the function as the baseline plus the Target definition: inputs, seed, fp32 "
-        "reference, dtype-default tolerances, rotation, timer), <out_dir>/<name>_candidate.py (the file to edit; starts "
-        "as the baseline) and the vendored hotkernel_contract.py (protocol 3) they import, so they run in "
-        "HOTKERNEL_PYTHON without hotkernel installed there. It first checks, in that interpreter, that torch imports "
-        "and the function runs on the inputs and matches its fp32 reference; it refuses to overwrite an edited "
-        "candidate without force. Then bench() the baseline and verify() the blank candidate (expect 'inconclusive') "
-        "before changing anything; next_steps has the exact commands.";
+        "<out_dir>/<name>_baseline.py (the function as the baseline plus the Target definition: inputs, seed, "
+        "fp32 reference, dtype-default tolerances, rotation, timer), <out_dir>/<name>_candidate.py (the file "
+        "to edit; starts as the baseline) and the vendored hotkernel_contract.py (protocol 3) they import, so "
+        "they run in HOTKERNEL_PYTHON without hotkernel installed there. It first checks, in that "
+        "interpreter, that torch imports and the function runs on the inputs and matches its fp32 reference; "
+        "it refuses to overwrite an edited candidate without force. Then bench() the baseline and verify() "
+        "the blank candidate (expect 'inconclusive') before changing anything; next_steps has the exact "
+        "commands.";
     t.output_schema = json{
         {"type", "object"},
         {"required", {"name", "out_dir", "files", "written", "target", "contract", "probe", "next_steps", "warnings"}},
@@ -362,7 +377,8 @@ tool_spec new_tool() {
            {{"type", "object"},
             {"properties", {{"protocol", {{"type", "integer"}}}, {"sha256", {{"type", "string"}}}}}}},
           {"probe", {{"type", "object"}}},
-          {"next_steps", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          // MCP: {"tool": name, "arguments": {...}} calls; the CLI: shell lines.
+          {"next_steps", {{"type", "array"}, {"items", {{"type", {"object", "string"}}}}}},
           {"fork_server",
            {{"type", "object"},
             {"properties",
@@ -376,75 +392,76 @@ tool_spec new_tool() {
     // Imports the user's module (its top level runs) and writes files; force replaces an edited candidate.
     t.annotations = {.read_only = false, .destructive = true, .idempotent = true, .open_world = false};
     t.render = new_render;
+    t.summarize = new_render;  // short already, and next_steps read best as lines
     return make_tool<new_args>(
         std::move(t),
         {
             param(&new_args::from, {.name = "from",
-                                    .summary = "The function: 'module:function' (torch.nn.functional:gelu) or "
-                                               "'./file.py:function'",
+                                    .summary = "'module:function' or './file.py:function'",
+                                    .details = "The function: 'module:function' or './file.py:function'.",
                                     .required = true,
                                     .positional = true}),
             param(&new_args::shape, {.name = "shape",
-                                     .summary = "Shape of the primary input x, sizes joined by 'x', e.g. '4096x8192'",
+                                     .summary = "Shape of input x, e.g. '4096x8192'",
                                      .required = true}),
             param(&new_args::extra, {.name = "extra",
-                                     .summary = "More inputs in call order after x, as 'name:shape' (random tensors "
-                                                "of the same dtype), e.g. ['w:8192', 'b:8192']"}),
+                                     .summary = "More inputs in call order: 'name:shape'",
+                                     .details = "Random tensors of the same dtype."}),
             param(&new_args::rotate, {.name = "rotate",
-                                      .summary = "Inputs that stream through memory and get K rotated copies so each "
-                                                 "call reads DRAM, not L2 (an empty list: none)",
+                                      .summary = "Inputs rotated so calls read DRAM",
+                                      .details = "An empty list: none.",
                                       .default_value = json::array({"x"})}),
-            param(&new_args::flops, {.name = "flops", .summary = "Nominal flops per call, for roofline()", .minimum = 0}),
+            param(&new_args::flops, {.name = "flops", .summary = "Nominal flops per call",
+                                                      .details = "Nominal flops per call, for roofline().", .minimum = 0}),
             param(&new_args::reference,
                   {.name = "reference",
-                   .summary = "A different 'module:function' run in fp32 as the reference, when the baseline cannot "
-                              "run in fp32; with derive it gets the derived inputs as they are and does its own fp32 "
-                              "math"}),
+                   .summary = "'module:function': fp32 reference",
+                   .details = "With derive it gets the derived inputs as they are and does its own fp32 math."}),
             param(&new_args::derive,
                   {.name = "derive",
-                   .summary = "'module:function' turning the dict of raw random tensors (x and extra) into the dict "
-                              "of tensors the call takes, in call order (a quantized weight and its scales); needs "
-                              "inputs and reference"}),
+                   .summary = "'module:function' deriving the inputs",
+                   .details = "It takes the dict of raw tensors (x and extra) and returns the dict of tensors the call "
+                              "takes, in call order (a quantized weight and its scales)."}),
             param(&new_args::inputs, {.name = "inputs",
-                                      .summary = "With derive: the names it returns, in call order, e.g. ['x', 'w_q', "
-                                                 "'scales']; they become the candidate's signature"}),
+                                      .summary = "With derive: its names, in call order",
+                                      .details = "e.g. ['x', 'w_q', 'scales']."}),
             param(&new_args::min_bytes, {.name = "min_bytes",
-                                         .summary = "Bytes one call must read (one weight layout); sizes the rotation "
-                                                    "depth K and the roofline bytes (without it: the inputs' bytes)",
+                                         .summary = "Bytes one call must read",
+                                         .details = "One weight layout, say. Without it: the inputs' bytes.",
                                          .minimum = 1}),
             param(&new_args::dtype, {.name = "dtype",
                                      .summary = "Dtype of the random inputs",
                                      .default_value = "bf16",
                                      .choices = {"bf16", "fp16", "fp32"}}),
             param(&new_args::name, {.name = "name",
-                                    .summary = "Target name, used in file names (without it: the function's name)"}),
+                                    .summary = "Target name (without it: the function's)"}),
             param(&new_args::out_dir,
-                  {.name = "out_dir", .summary = "Folder for the three files (created)", .default_value = "."}),
+                  {.name = "out_dir", .summary = "Folder for the files (created)", .default_value = "."}),
             param(&new_args::seed, {.name = "seed",
                                     .summary = "Seed of the random inputs",
                                     .default_value = 0,
                                     .minimum = 0,
                                     .maximum = 2147483647}),
             param(&new_args::iters, {.name = "iters",
-                                     .summary = "Calls per timing sample, fixed by the target so baseline and "
-                                                "candidate agree",
+                                     .summary = "Calls per timing sample",
+                                     .details = "Calls per timing sample (fixed, so baseline and candidate agree).",
                                      .default_value = 100,
                                      .minimum = 1,
                                      .maximum = 1000000}),
             param(&new_args::device, {.name = "device",
-                                      .summary = "Where the scripts run: auto = cuda when torch sees a GPU, else cpu",
+                                      .summary = "Where the scripts run",
+                                      .details = "auto: cuda when torch sees a GPU, else cpu.",
                                       .default_value = "auto",
                                       .choices = {"auto", "cuda", "cpu"}}),
             param(&new_args::force, {.name = "force",
-                                     .summary = "Replace an existing candidate that differs from what new writes (it "
-                                                "was edited)",
+                                     .summary = "Replace an edited candidate",
+                                     .details = "Replace an existing candidate that was edited.",
                                      .default_value = false}),
             param(&new_args::warm,
                   {.name = "warm",
-                   .summary = "Start now, in the background, the fork server the next bench/verify of these scripts "
-                              "forks from, so they do not wait for its imports (only where it outlives this call: "
-                              "from the CLI a kept server, until idle for HOTKERNEL_KEEP_WARM_S seconds, 600, 0: "
-                              "none; in an MCP session its pool); false: start nothing",
+                   .summary = "Start the fork server for them now",
+                   .details = "Only where it outlives this call: from the CLI a kept server, until idle for "
+                              "HOTKERNEL_KEEP_WARM_S seconds (600; 0: none); in an MCP session its pool.",
                    .default_value = true}),
         },
         new_handler);

@@ -64,9 +64,10 @@ void check_ran(const process_result& r, const std::string& what, double timeout_
     if (r.cancelled) throw tool_error(what + " was cancelled");
     if (r.spawn_failed) throw tool_error(what + " could not be started: " + r.spawn_error);
     if (r.timed_out)
-        throw tool_error(fmt::format("{} {} while waiting for {}; raise timeout_s, or profile less (ncu: a tighter "
-                                     "ncu_kernel_regex and launch_count). Output tail:\n{}",
-                                     what, r.describe(timeout_s), waiting_for, output_tail(r)));
+        throw tool_error(fmt::format("{} {} while waiting for {}; raise {}, or profile less (ncu: a tighter {} and {}). "
+                                     "Output tail:\n{}",
+                                     what, r.describe(timeout_s), waiting_for, words::param("timeout_s"),
+                                     words::param("ncu_kernel_regex"), words::param("launch_count"), output_tail(r)));
 }
 
 /// How a target script in the command is profiled: in its contract's profile mode, only the
@@ -323,11 +324,15 @@ tool_spec profile_tool() {
     t.title = "Profile a command with Nsight Compute or Nsight Systems";
     t.summary = "A command under Nsight Compute or Nsight Systems: report and kernel summary";
     t.description =
-        "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path of the "
-        "report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives per-kernel metrics "
-        "(achieved occupancy, DRAM throughput, SM throughput) and is much slower, so use ncu_kernel_regex to target one "
-        "kernel. The report and its CSV are saved (pass csv_path to top_kernels). 'No kernels were profiled' is an error "
-        "that lists the kernels that did run; exit codes are not trusted alone.";
+        "Run a command under nsys or ncu: returns the report's path and a kernel summary (times, or occupancy "
+        "and throughput). Call it when torch_profile is not enough.";
+    t.details =
+        "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path "
+        "of the report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives "
+        "per-kernel metrics (achieved occupancy, DRAM throughput, SM throughput) and is much slower, so use "
+        "ncu_kernel_regex to target one kernel. The report and its CSV are saved (pass csv_path to "
+        "top_kernels). 'No kernels were profiled' is an error that lists the kernels that did run; exit codes "
+        "are not trusted alone.";
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -344,49 +349,51 @@ tool_spec profile_tool() {
         std::move(t),
         {
             param(&profile_args::tool, {.name = "tool",
-                                        .summary = "nsys (time per kernel) or ncu (metrics per launch)",
+                                        .summary = "nsys (times) or ncu (metrics)",
+                                        .details = "nsys (time per kernel) or ncu (metrics per launch).",
                                         .required = true,
                                         .choices = {"nsys", "ncu"}}),
             param(&profile_args::command,
                   {.name = "command",
-                   .summary = "the command line to profile, one string split like a shell splits words (quotes and "
-                              "backslashes; no pipes or variables: wrap those in bash -c '...'). A leading "
-                              "python/python3 runs the user's interpreter (--python / HOTKERNEL_PYTHON)",
+                   .summary = "Command line to profile",
+                   .details = "Quotes and backslashes work; no pipes or variables: wrap those in bash -c '...'. A "
+                              "leading python/python3 runs the user's interpreter (--python / HOTKERNEL_PYTHON).",
                    .required = true,
                    .positional = true,
                    .max_length = 65536}),
             param(&profile_args::ncu_kernel_regex,
                   {.name = "ncu_kernel_regex",
-                   .summary = "ncu only: profile only kernels whose full demangled name matches this regex, "
-                              "case-insensitively (e.g. 'gelu' finds PyTorch's "
-                              "vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>)"}),
+                   .summary = "ncu: kernel name regex",
+                   .details = "e.g. 'gelu' finds PyTorch's vectorized_elementwise_kernel<..GeluCUDAKernelImpl..>."}),
             param(&profile_args::launch_count,
                   {.name = "launch_count",
-                   .summary = "ncu only: profile at most this many matching launches (without it: all)",
+                   .summary = "ncu: launches to profile",
+                   .details = "ncu only: profile at most this many matching launches (without it: all).",
                    .minimum = 1}),
             param(&profile_args::launch_skip, {.name = "launch_skip",
-                                               .summary = "ncu only: skip this many matching launches first, e.g. "
-                                                          "warm-up",
+                                               .summary = "ncu: launches to skip first",
+                                               .details = "ncu only: skip this many matching launches first, e.g. "
+                                                          "warm-up.",
                                                .default_value = 0,
                                                .minimum = 0}),
             param(&profile_args::output, {.name = "output",
-                                          .summary = "report path prefix: writes <output>.ncu-rep / .nsys-rep and "
-                                                     "<output>.csv (without it: a new name under the hotkernel cache "
-                                                     "folder)"}),
+                                          .summary = "Report path prefix",
+                                          .details = "Without it: a new name under the hotkernel cache folder."}),
             param(&profile_args::n, {.name = "n",
                                      .summary = "kernels to return in the summary",
                                      .default_value = 20,
                                      .minimum = 1,
                                      .maximum = 10000}),
             param(&profile_args::timeout_s, {.name = "timeout_s",
-                                             .summary = "wall-clock limit for the profiled run, in seconds",
+                                             .summary = "Limit for the run in seconds",
+                                             .details = "wall-clock limit for the profiled run, in seconds.",
                                              .default_value = 900,
                                              .minimum = 1,
                                              .maximum = 86400}),
             param(&profile_args::clock_control,
                   {.name = "clock_control",
-                   .summary = "ncu only: none (clocks as in real runs; works on shared machines), base (lock to base "
-                              "clock) or reset",
+                   .summary = "ncu: clock locking",
+                   .details = "ncu only: none (clocks as in real runs), base (locked to base) or reset.",
                    .default_value = "none",
                    .choices = {"none", "base", "reset"}}),
         },

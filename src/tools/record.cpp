@@ -10,13 +10,21 @@
 #include "report/findings.h"
 #include "store/results_store.h"
 #include "tools/plot_param.h"
+#include "util/words.h"
 #include "util/files.h"
 #include "util/strings.h"
 
 namespace hotkernel {
 namespace {
 
-/// The `result` parameter: the verify result as JSON text, or the path of a file holding it.
+/// What to pass, in the caller's words.
+std::string what_to_pass() {
+    return words::either("what `hotkernel verify --json` printed, or the file its full record names",
+                         "verify's result, or the file its full_record names");
+}
+
+/// The `result` parameter: the verify result as JSON text (the full one, or a lean one, whose
+/// full_record file is read), or the path of a file holding it.
 json load_verify_result(const std::string& arg) {
     const std::string t = trim(arg);
     if (t.empty()) throw usage_error("result is empty; pass the verify result (JSON) or the path of a file holding it");
@@ -28,13 +36,32 @@ json load_verify_result(const std::string& arg) {
     }
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded())
-        throw tool_error(fmt::format("{} is not valid JSON; pass what `hotkernel verify --json` printed (or its file)",
-                                     where));
+        throw tool_error(fmt::format("{} is not valid JSON; pass {}", where, what_to_pass()));
     // Accept an MCP tool-call envelope too: {"structuredContent": {...}}.
     if (j.is_object() && j.contains("structuredContent") && j["structuredContent"].is_object()) j = j["structuredContent"];
+    // A lean result: the whole one is in the file it names.
+    if (j.is_object() && !j.contains("measurement") && j.value("full_record", json()).is_string()) {
+        const std::string path = j["full_record"].get<std::string>();
+        json full;
+        try {
+            full = json::parse(read_file(path), nullptr, false);
+        } catch (const tool_error& e) {
+            throw tool_error(fmt::format("{} is a lean verify result whose full record cannot be read ({}); pass the "
+                                         "full result ({}) or rerun verify",
+                                         where, e.what(), words::param("detail", "full")));
+        }
+        if (full.is_discarded() || !full.is_object())
+            throw tool_error(fmt::format("the full record {} that {} names is not valid JSON; rerun verify", path, where));
+        if (full.value("verdict", json()) != j.value("verdict", json()))
+            throw tool_error(fmt::format("the full record {} says verdict {} but {} says {}: they are not the same "
+                                         "verify; pass the file itself",
+                                         path, dump_line(full.value("verdict", json())), where,
+                                         dump_line(j.value("verdict", json()))));
+        j = std::move(full);
+        where = "'" + path + "'";
+    }
     if (std::string why = check_verify_result(j); !why.empty())
-        throw tool_error(fmt::format("{} is not a verify result: {}; pass what `hotkernel verify --json` printed", where,
-                                     why));
+        throw tool_error(fmt::format("{} is not a verify result: {}; pass {}", where, why, what_to_pass()));
     return j;
 }
 
@@ -72,7 +99,7 @@ std::vector<json> target_history(const std::filesystem::path& results_dir, const
 
 json record_handler(const record_args& args, tool_context& ctx) {
     std::vector<export_spec> exports;
-    for (const auto& e : args.exports) exports.push_back(parse_export(e, "record: parameter 'export'"));
+    for (const auto& e : args.exports) exports.push_back(parse_export(e, "record: " + words::param("export")));
     const json result = load_verify_result(args.result);
     const std::string note = one_line(args.note, "note", "'fused the bias add into the matmul epilogue'");
     const std::string who = one_line(args.who, "who", "'agent: running kernel-speedrun unattended'");
@@ -113,13 +140,17 @@ tool_spec record_tool() {
     t.title = "Record a verify result";
     t.summary = "Save a verify result under results/ and regenerate LEADERBOARD.md";
     t.description =
+        "Save a verify result: returns the results/ file and the LEADERBOARD.md row. Call it after every "
+        "verify, win or lose.";
+    t.details =
         "Write a verify() result to results/<target>/<UTC timestamp>-<id>.json (atomically), then regenerate "
-        "LEADERBOARD.md from every file under results/ (so the table is always reproducible from the raw files). The "
-        "Speedup cell is filled only when the verdict is 'faster'; otherwise it says 'no gain', 'incorrect' or "
-        "'invalid'. Call it after every verify(), win or lose; never edit LEADERBOARD.md by hand. note is the one-line "
-        "\"what changed\"; who says honestly who produced the candidate, e.g. 'agent: running kernel-speedrun "
-        "unattended' or 'hand-written by <name> during tool bring-up'. Files under results/ that are not results are "
-        "skipped and named, never fatal; concurrent records lose no row.";
+        "LEADERBOARD.md from every file under results/ (so the table is always reproducible from the raw "
+        "files). The Speedup cell is filled only when the verdict is 'faster'; otherwise it says 'no gain', "
+        "'incorrect' or 'invalid'. Call it after every verify(), win or lose; never edit LEADERBOARD.md by "
+        "hand. note is the one-line \"what changed\"; who says honestly who produced the candidate, e.g. "
+        "'agent: running kernel-speedrun unattended' or 'hand-written by <name> during tool bring-up'. Files "
+        "under results/ that are not results are skipped and named, never fatal; concurrent records lose no "
+        "row.";
     t.output_schema = json{
         {"type", "object"},
         {"required", {"file", "target", "verdict", "leaderboard", "row", "rows", "skipped", "warnings"}},
@@ -138,14 +169,17 @@ tool_spec record_tool() {
     return make_tool<record_args>(
         std::move(t),
         {param(&record_args::result, {.name = "result",
-                                      .summary = "The verify result: its JSON text, or the path of a file holding it "
-                                                 "(e.g. verify.json)",
+                                      .summary = "verify's result (JSON), or its file",
+                                      .details = "The verify result: its JSON text, or the path of a file holding it "
+                                                 "(e.g. verify.json).",
                                       .required = true,
                                       .max_length = 4u << 20}),
          param(&record_args::note,
-               {.name = "note", .summary = "One line: what changed in the candidate", .required = true}),
+               {.name = "note", .summary = "One line: what changed",
+                                .details = "One line: what changed in the candidate.", .required = true}),
          param(&record_args::who, {.name = "who",
-                                   .summary = "One line: honestly who produced the candidate (agent or person)",
+                                   .summary = "One line: who wrote the candidate",
+                                   .details = "One line: honestly who produced the candidate (agent or person).",
                                    .required = true}),
          param(&record_args::results_dir,
                {.name = "results_dir", .summary = "Folder holding the result files", .default_value = "results"}),

@@ -53,13 +53,15 @@ resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
     try {
         gpus = query_gpus(*ctx.runner, ctx.cancel);
     } catch (const tool_error& e) {
-        throw tool_error(fmt::format("no GPU in this machine to use as --gpu {} ({}); to compute a roofline "
-                                     "without a GPU, name one: --gpu \"NVIDIA H200\" or a table key such as h100_sxm5",
-                                     index, e.what()));
+        throw tool_error(fmt::format("no GPU in this machine to use as {} ({}); to compute a roofline without a GPU, "
+                                     "name one: {} or a table key such as h100_sxm5",
+                                     words::param("gpu", std::to_string(index)), e.what(),
+                                     words::param("gpu", "NVIDIA H200")));
     }
     if (gpus.empty())
-        throw tool_error("no GPU in this machine and none named: pass --gpu with a table key (h200_sxm) or an "
-                         "nvidia-smi name (\"NVIDIA H200\")");
+        throw tool_error(fmt::format("no GPU in this machine and none named: pass {} with a table key (h200_sxm) or "
+                                     "an nvidia-smi name ({})",
+                                     words::param("gpu"), words::param("gpu", "NVIDIA H200")));
     auto it = std::find_if(gpus.begin(), gpus.end(), [&](const gpu_record& g) { return g.index == index; });
     if (it == gpus.end())
         throw tool_error(fmt::format("this machine has no GPU {} (it has {} GPU{}: indices 0-{}); pass one of "
@@ -74,8 +76,8 @@ resolved_gpu resolve(const std::string& gpu_arg, tool_context& ctx) {
     if (!r.spec) {
         auto close = table.suggestions(it->name);
         throw tool_error(fmt::format("GPU {} ('{}') is not in the spec table (data/gpu-specs.csv), so its peaks are "
-                                     "unknown; pass --gpu with the key of the closest datasheet row{}",
-                                     index, it->name, close.empty() ? std::string() : " (close: " + join(close) + ")"));
+                                     "unknown; pass {} with the key of the closest datasheet row{}",
+                                     index, it->name, words::param("gpu"), close.empty() ? std::string() : " (close: " + join(close) + ")"));
     }
     return r;
 }
@@ -227,52 +229,58 @@ tool_spec roofline_tool() {
     t.title = "Roofline";
     t.summary = "Bound, attainable TFLOPS and the time floor of a kernel on a GPU";
     t.description =
+        "Compute a kernel's floor: returns bound and attainable_ms from flops and bytes (roofline_inputs). "
+        "Call it to know when to stop.";
+    t.details =
         "Roofline for a GPU (default: the first GPU in this machine): given a kernel's flops and bytes moved "
-        "(bench()/verify() return them as roofline_inputs), returns the arithmetic intensity, the ridge point, "
-        "whether it is memory- or compute-bound, the attainable TFLOPS and attainable_ms, the time floor from "
-        "the spec sheet. Pass measured_mem_gbs (the bandwidth a streaming copy reaches on this card under the "
-        "repo's timer, see docs/platform-matrix.md; 1501 on the reference RTX 5090) to also get "
-        "attainable_ms_measured, the floor a kernel can realistically get within 10% of; without it the "
-        "GPU's calibration cache is used when present. Use it to decide when a kernel is done. Works without a "
-        "GPU when gpu names a card. dtype: bf16 | fp16 | fp8 | fp32 (| tf32 | int8).";
+        "(bench()/verify() return them as roofline_inputs), returns the arithmetic intensity, the ridge "
+        "point, whether it is memory- or compute-bound, the attainable TFLOPS and attainable_ms, the time "
+        "floor from the spec sheet. Pass measured_mem_gbs (the bandwidth a streaming copy reaches on this "
+        "card under the repo's timer, see docs/platform-matrix.md; 1501 on the reference RTX 5090) to also "
+        "get attainable_ms_measured, the floor a kernel can realistically get within 10% of; without it the "
+        "GPU's calibration cache is used when present. Use it to decide when a kernel is done. Works without "
+        "a GPU when gpu names a card. dtype: bf16 | fp16 | fp8 | fp32 (| tf32 | int8).";
     t.output_schema = output_schema();
     t.annotations = tool_annotations{.read_only = false, .destructive = false, .idempotent = true, .open_world = false};  // plot writes a file
     return make_tool<roofline_args>(
         std::move(t),
         {param(&roofline_args::gpu,
                {.name = "gpu",
-                .summary = "Which GPU: an index into this machine's GPUs (\"0\", \"1\", …; needs nvidia-smi), or a "
-                           "spec-table key (\"h200_sxm\") or nvidia-smi name (\"NVIDIA H200\", "
-                           "\"NVIDIA A100-SXM4-80GB\"), case-insensitive",
+                .summary = "GPU index, spec-table key or nvidia-smi name",
+                .details = "Case-insensitive; an index needs nvidia-smi, a key or name works without a GPU.",
                 .default_value = "0",
                 .max_length = 256}),
          param(&roofline_args::flops, {.name = "flops",
-                                       .summary = "Operations one kernel call performs (a matmul MxNxK: 2*M*N*K)",
+                                       .summary = "Operations per call (matmul: 2*M*N*K)",
                                        .required = true,
                                        .minimum = 0.0}),
          param(&roofline_args::bytes, {.name = "bytes",
-                                       .summary = "DRAM bytes one call moves, reads plus writes [bytes]",
+                                       .summary = "DRAM bytes per call, read + written",
                                        .required = true,
                                        .minimum = 0.0,
                                        .exclusive_minimum = true}),
          param(&roofline_args::dtype,
                {.name = "dtype",
-                .summary = "Data type whose dense tensor peak applies (fp16 = FP32 accumulate; int8 in TOPS)",
+                .summary = "Dtype of the tensor peak",
+                .details = "Data type whose dense tensor peak applies (fp16 = FP32 accumulate; int8 in TOPS).",
                 .default_value = "bf16",
                 .choices = spec_dtypes}),
          param(&roofline_args::measured_mem_gbs,
                {.name = "measured_mem_gbs",
-                .summary = "Bandwidth a streaming copy reaches on this card [GB/s, 1e9 B/s]. Adds "
-                           "attainable_ms_measured. Without it: the GPU's calibration cache, if any",
+                .summary = "Measured bandwidth [GB/s]",
+                .details = "Without it: the GPU's calibration cache (calibrate), if any. See docs/platform-matrix.md; "
+                           "1501 on the reference RTX 5090.",
                 .minimum = 0.0,
                 .exclusive_minimum = true}),
          param(&roofline_args::baseline_ms,
                {.name = "baseline_ms",
-                .summary = "Time of one baseline call [ms] (verify's baseline.mean_ms): a point, with its % of the floor",
+                .summary = "Baseline time per call [ms]: a point, with its % of the floor",
+                .details = "verify's baseline.mean_ms.",
                 .minimum = 0.0}),
          param(&roofline_args::candidate_ms,
                {.name = "candidate_ms",
-                .summary = "Time of one candidate call [ms] (verify's candidate.mean_ms): a point, with its % of the floor",
+                .summary = "Candidate time per call [ms]: a point, with its % of the floor",
+                .details = "verify's candidate.mean_ms.",
                 .minimum = 0.0}),
          param(&roofline_args::plot, plot_param("the roofline"))},
         run);

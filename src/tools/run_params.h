@@ -8,8 +8,8 @@ namespace hotkernel {
 template <class Args>
 bound_param<Args> run_timeout_arg(double Args::*member) {
     return param(member, {.name = "timeout_s",
-                          .summary = "Wall-clock limit per run in seconds; a run past it is killed with its process "
-                                     "group",
+                          .summary = "Limit per run in seconds",
+                          .details = "Wall-clock limit per run in seconds (then killed with its process group).",
                           .default_value = 120,
                           .minimum = 1,
                           .maximum = 86400});
@@ -19,10 +19,9 @@ bound_param<Args> run_timeout_arg(double Args::*member) {
 template <class Args>
 bound_param<Args> warm_arg(bool Args::*member) {
     return param(member, {.name = "warm",
-                          .summary = "Fork each run from a warm interpreter that has imported torch (from the CLI "
-                                     "that fork server is kept for the next command until idle for "
-                                     "HOTKERNEL_KEEP_WARM_S seconds, 600, 0: not kept); false: a fresh process per "
-                                     "run",
+                          .summary = "Fork runs from a warm interpreter",
+                          .details = "From the CLI that fork server is kept for the next command until idle for "
+                                     "HOTKERNEL_KEEP_WARM_S seconds (600; 0: not kept).",
                           .default_value = true});
 }
 
@@ -30,9 +29,10 @@ bound_param<Args> warm_arg(bool Args::*member) {
 template <class Args>
 bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
     return param(member, {.name = "allow_unsandboxed",
-                          .summary = "Measure trusted runs even where the kernel sandbox (Landlock: writes only in "
-                                     "the run's scratch folder and compiler caches) cannot be applied; without it "
-                                     "such a run is refused. The result's sandbox says what was in force",
+                          .summary = "Measure without the kernel sandbox",
+                          .details = "Without it such a run is refused. The sandbox is Landlock: writes only in the "
+                                     "run's scratch folder and compiler caches. The result's sandbox says what was in "
+                                     "force.",
                           .default_value = false});
 }
 
@@ -40,10 +40,10 @@ bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
 template <class Args>
 bound_param<Args> isolate_arg(bool Args::*member) {
     return param(member, {.name = "isolate",
-                          .summary = "Start the trusted runner's interpreter (and its fork server) as `python -I`: no "
-                                     "user site-packages or their .pth files, no PYTHON* variables (PYTHONPATH, "
-                                     "PYTHONSTARTUP, PYTHONHOME, ...); the target's own folder stays importable. "
-                                     "false: as plain `python` starts (for a torch found only through them)",
+                          .summary = "Trusted runner as `python -I`",
+                          .details = "-I also applies to its fork server: no user site-packages or their .pth files, "
+                                     "no PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, ...; the target's own folder stays "
+                                     "importable. false is for a torch found only through them.",
                           .default_value = true});
 }
 

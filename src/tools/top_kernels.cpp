@@ -99,10 +99,14 @@ tool_spec top_kernels_tool() {
     t.title = "Heaviest kernels in a saved profile CSV";
     t.summary = "The heaviest kernels of a saved nsys or ncu CSV";
     t.description =
-        "Read a saved profile CSV (from profile()) and return the n heaviest kernels. tool='nsys': cuda_gpu_kern_sum "
-        "CSV -> share of GPU time, calls, avg/med/min/max/std ns. tool='ncu': details CSV -> per-launch duration, "
-        "achieved occupancy, DRAM / SM throughput %, registers per thread, and a memory/compute/latency hint. "
-        "tool='auto' (default) tells them apart by their headers. Reads every known header generation.";
+        "Read a saved nsys or ncu CSV: returns the n heaviest kernels and a memory/compute/latency hint. Call "
+        "it to re-read a report without profiling again.";
+    t.details =
+        "Read a saved profile CSV (from profile()) and return the n heaviest kernels. tool='nsys': "
+        "cuda_gpu_kern_sum CSV -> share of GPU time, calls, avg/med/min/max/std ns. tool='ncu': details CSV "
+        "-> per-launch duration, achieved occupancy, DRAM / SM throughput %, registers per thread, and a "
+        "memory/compute/latency hint. tool='auto' (default) tells them apart by their headers. Reads every "
+        "known header generation.";
     t.output_schema = {
         {"type", "object"},
         {"properties",
@@ -115,11 +119,13 @@ tool_spec top_kernels_tool() {
     return make_tool<top_kernels_args>(
         std::move(t),
         {param(&top_kernels_args::csv, {.name = "csv",
-                                        .summary = "path of the CSV (profile() returns it as csv_path)",
+                                        .summary = "The CSV (profile's csv_path)",
+                                        .details = "path of the CSV (profile() returns it as csv_path).",
                                         .required = true,
                                         .positional = true}),
          param(&top_kernels_args::tool, {.name = "tool",
-                                         .summary = "which profiler wrote it: auto, nsys or ncu",
+                                         .summary = "Which profiler wrote it",
+                                         .details = "which profiler wrote it: auto, nsys or ncu.",
                                          .default_value = "auto",
                                          .choices = {"auto", "nsys", "ncu"}}),
          param(&top_kernels_args::n, {.name = "n",

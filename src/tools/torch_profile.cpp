@@ -80,9 +80,9 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
     if (res.spawn_failed) throw tool_error(fmt::format("could not start '{}': {}", python, res.spawn_error));
     const runner_lines lines = read_runner_lines(res.channel_text);
     if (res.timed_out)
-        throw tool_error(fmt::format("'{}' under torch.profiler {}{}; raise timeout_s or make the script do less work. "
+        throw tool_error(fmt::format("'{}' under torch.profiler {}{}; raise {} or make the script do less work. "
                                      "stderr tail:\n{}",
-                                     script, res.describe(timeout_s), while_stage(lines, python),
+                                     script, res.describe(timeout_s), while_stage(lines, python), words::param("timeout_s"),
                                      tail_text(res.stderr_text, 1500)));
     if (lines.result.is_null()) {
         if (!lines.bad.empty())
@@ -97,7 +97,7 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
         if (r.contains("traceback")) msg += "\n" + tail_text(r["traceback"].get<std::string>(), 1500);
         else if (!res.stderr_text.empty()) msg += "\nstderr tail:\n" + tail_text(res.stderr_text, 1500);
         if (msg.find("torch could not be imported") != std::string::npos)
-            msg += "\nPoint hotkernel at an interpreter that has torch: --python /path/to/python or HOTKERNEL_PYTHON";
+            msg += "\nPoint hotkernel at an interpreter that has torch: " + words::python_setting();
         throw tool_error(msg);
     }
 
@@ -123,26 +123,35 @@ tool_spec torch_profile_tool() {
     t.name = "torch_profile";
     t.title = "Profile a script with torch.profiler";
     t.description =
-        "Run a Python script under torch.profiler in the user's interpreter and return kernels (real GPU kernels by "
-        "device time: calls, total/avg us, pct of total kernel time) and ops (aten ops with input shapes and inclusive "
-        "CPU/device time), the top n of each. Works without Nsight installed; use this first. Profiler bookkeeping rows "
-        "(Activity Buffer Request) are left out; memcpy/memset are listed apart. On a machine without a GPU it returns "
-        "the CPU ops and says there are no kernels. Works on torch 1.13 and 2.x.";
+        "Profile a script under torch.profiler: returns the top GPU kernels and aten ops by time. Call it "
+        "first to see where the time goes (no Nsight needed).";
+    t.details =
+        "Run a Python script under torch.profiler in the user's interpreter and return kernels (real GPU "
+        "kernels by device time: calls, total/avg us, pct of total kernel time) and ops (aten ops with input "
+        "shapes and inclusive CPU/device time), the top n of each. Works without Nsight installed; use this "
+        "first. Profiler bookkeeping rows (Activity Buffer Request) are left out; memcpy/memset are listed "
+        "apart. On a machine without a GPU it returns the CPU ops and says there are no kernels. Works on "
+        "torch 1.13 and 2.x.";
     t.summary = "A script under torch.profiler: GPU kernels and aten ops";
     std::vector<bound_param<torch_profile_args>> params = {
         param(&torch_profile_args::script, {.name = "script",
-                                            .summary = "path of the Python script to run (as __main__)",
+                                            .summary = "Python script to run (as __main__)",
+                                            .details = "path of the Python script to run (as __main__).",
                                             .required = true,
                                             .positional = true}),
         param(&torch_profile_args::n, {.name = "n",
-                                       .summary = "rows to return for kernels and for ops",
+                                       .summary = "Rows of kernels and of ops",
+                                       .details = "rows to return for kernels and for ops.",
                                        .default_value = 20,
                                        .minimum = 1,
                                        .maximum = 1000}),
         param(&torch_profile_args::args,
-              {.name = "args", .summary = "arguments passed to the script (its sys.argv[1:])"}),
+              {.name = "args", .summary = "Arguments passed to the script",
+                               .details = "arguments passed to the script (its sys.argv[1:])."}),
         param(&torch_profile_args::timeout_s, {.name = "timeout_s",
-                                               .summary = "wall-clock limit for the script under the profiler, in seconds",
+                                               .summary = "Limit for the script in seconds",
+                                               .details = "wall-clock limit for the script under the profiler, in "
+                                                          "seconds.",
                                                .default_value = 600,
                                                .minimum = 1,
                                                .maximum = 86400}),

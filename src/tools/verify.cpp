@@ -21,6 +21,7 @@
 #include "measure/warm_launcher.h"
 #include "plot/save.h"
 #include "python/interpreter.h"
+#include "registry/lean.h"
 #include "registry/tool.h"
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
@@ -30,6 +31,7 @@
 #include "stats/stopping.h"
 #include "stats/summary.h"
 #include "store/results_store.h"
+#include "util/words.h"
 #include "util/strings.h"
 #include "vcs/git_checkout.h"
 #include "version.h"
@@ -149,8 +151,9 @@ json gate_json(const gate_rule& rule, const json& result) {
 
 json verify_handler(const verify_args& a, tool_context& ctx) {
     if (!a.candidate && !a.baseline_ref)
-        throw usage_error("verify: missing required parameter 'candidate' (Path of the candidate script); or give "
-                          "baseline_ref to verify the working copy of baseline against that git ref");
+        throw usage_error(fmt::format("verify: missing required parameter {} (the candidate script); or give {} to "
+                                      "verify the working copy of {} against that git ref",
+                                      words::param("candidate"), words::param("baseline_ref"), words::param("baseline")));
     const std::string candidate = a.candidate.value_or(a.baseline);
     const std::size_t n = a.n;
     const bool stop_early = a.stop_early;
@@ -160,10 +163,10 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     if (a.fail_on) {  // checked before any run: a typo must not cost a verify
         std::string why;
         gate = parse_gate(*a.fail_on, why);
-        if (!gate) throw usage_error(fmt::format("verify: parameter 'fail_on': {}", why));
+        if (!gate) throw usage_error(fmt::format("verify: {}: {}", words::param("fail_on"), why));
     }
     std::vector<export_spec> exports;
-    for (const auto& e : a.exports) exports.push_back(parse_export(e, "verify: parameter 'export'"));
+    for (const auto& e : a.exports) exports.push_back(parse_export(e, "verify: " + words::param("export")));
     // baseline_ref: the baseline's folder as it is in that commit, copied out; removed on return.
     std::optional<ref_checkout> from_ref;
     if (a.baseline_ref) from_ref.emplace(checkout_script_at(*a.baseline_ref, a.baseline, *ctx.runner, ctx.cancel));
@@ -306,24 +309,40 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     return result;
 }
 
+std::string num4(const json& v) { return v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : std::string("-"); }
+
+std::string speedup_line(const json& r) {
+    if (!r.contains("speedup") || !r["speedup"].is_number()) return "";
+    std::string out = fmt::format("speedup:   {:.3f}x", r["speedup"].get<double>());
+    const json& ci = r.value("speedup_ci95", json());
+    if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
+        out += fmt::format("  (95% CI of the paired ratio {:.3f}-{:.3f})", ci["low"].get<double>(),
+                           ci["high"].get<double>());
+    return out + "\n";
+}
+
+/// How to record it, in the caller's words: the full record is on disk, so no --json-out is needed.
+std::string record_hint(const json& r) {
+    const json path = r.value("full_record", json());
+    const json result = path.is_string() ? path : json("<this result's JSON>");
+    return "record it: " +
+           words::call("record", json{{"result", result}, {"note", "<what changed>"}, {"who", "<who wrote it>"}}) +
+           "\n";
+}
+
+std::string verify_summary(const json& r);
+
 std::string verify_render(const json& r) {
+    if (!r.contains("measurement")) return verify_summary(r);  // --detail lean: the lean lines
     std::string out = fmt::format("verdict: {}\n", r.value("verdict", "?"));
     for (const auto& reason : r["reasons"]) out += "  because " + reason.get<std::string>() + "\n";
     auto side = [](const json& s) {
-        auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : std::string("-"); };
-        return fmt::format("mean {} ± {} ms, min {}, median {}", num(s["mean_ms"]), num(s["std_ms"]), num(s["min_ms"]),
-                           num(s["median_ms"]));
+        return fmt::format("mean {} ± {} ms, min {}, median {}", num4(s["mean_ms"]), num4(s["std_ms"]), num4(s["min_ms"]),
+                           num4(s["median_ms"]));
     };
     out += "baseline:  " + side(r["baseline"]) + "  (" + r.value("baseline_script", "") + ")\n";
     out += "candidate: " + side(r["candidate"]) + "  (" + r.value("candidate_script", "") + ")\n";
-    if (r.contains("speedup") && r["speedup"].is_number()) {
-        out += fmt::format("speedup:   {:.3f}x", r["speedup"].get<double>());
-        const json& ci = r["speedup_ci95"];
-        if (ci.is_object() && ci["low"].is_number())
-            out += fmt::format("  (95% CI of the paired ratio {:.3f}-{:.3f})", ci["low"].get<double>(),
-                               ci["high"].get<double>());
-        out += "\n";
-    }
+    out += speedup_line(r);
     if (r["diff_ms"].is_number() && r["threshold_ms"].is_number())
         out += fmt::format("rule:      |diff| {:.4g} ms vs threshold {:.4g} ms (n={} pairs, warm-up {})\n",
                            std::fabs(r["diff_ms"].get<double>()), r["threshold_ms"].get<double>(), r.value("n", 0),
@@ -339,9 +358,43 @@ std::string verify_render(const json& r) {
     for (const auto& f : r["flags"]) out += "FLAG: " + finding_message(f) + "\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     out += plot_line(r);
-    out += "record it: hotkernel verify ... --json-out verify.json, then hotkernel record --result verify.json --note '...' "
-           "--who '...'\n";
-    return out;
+    if (r.value("full_record", json()).is_string()) out += "full record: " + r["full_record"].get<std::string>() + "\n";
+    return out + record_hint(r);
+}
+
+/// What an agent acts on: the verdict and its basis, both sides, the findings, the file.
+json verify_lean(const json& r) {
+    json out = pick(r, {"verdict", "speedup"});
+    if (r.contains("speedup_ci95")) out["speedup_ci95"] = pick(r["speedup_ci95"], {"low", "high"});
+    for (const char* side : {"baseline", "candidate"}) out[side] = pick(r[side], {"n", "mean_ms", "std_ms", "min_ms"});
+    out.update(pick(r, {"reasons", "target", "n", "diff_ms", "threshold_ms", "timing"}));
+    const json gpu = r.value("measurement", json::object()).value("gpu", json());
+    out["gpu"] = gpu.is_object() ? gpu.value("name", json()) : json(nullptr);
+    out.update(pick(r, {"roofline_inputs", "gate", "baseline_ref", "exports", "plot", "flags", "warnings", "full_record"}));
+    if (r.contains("roofline")) out["roofline"] = pick(r["roofline"], {"bound", "attainable_ms", "candidate_pct_of_floor"});
+    return round_numbers(std::move(out));
+}
+
+/// MCP's text block: the lines of the readable output an agent needs, findings by id.
+std::string verify_summary(const json& r) {
+    std::string out = fmt::format("verdict: {}\n", r.value("verdict", "?"));
+    for (const auto& reason : r.value("reasons", json::array())) out += "  because " + reason.get<std::string>() + "\n";
+    auto side = [](const json& s) {
+        return fmt::format("mean {} ± {} ms, min {}, n {}", num4(s.value("mean_ms", json())),
+                           num4(s.value("std_ms", json())), num4(s.value("min_ms", json())), s.value("n", 0));
+    };
+    out += "baseline:  " + side(r.value("baseline", json::object())) + "\n";
+    out += "candidate: " + side(r.value("candidate", json::object())) + "\n";
+    out += speedup_line(r);
+    if (r.contains("gate") && r["gate"].is_object())
+        out += fmt::format("gate: {} ({}): {}\n", r["gate"].value("outcome", "?"), r["gate"].value("fail_on", "?"),
+                           r["gate"].value("reason", ""));
+    for (const char* kind : {"flags", "warnings"}) {
+        std::vector<std::string> ids;
+        for (const auto& f : r.value(kind, json::array())) ids.push_back(finding_id_of(f));
+        if (!ids.empty()) out += fmt::format("{}: {}\n", kind, join(ids));
+    }
+    return out + record_hint(r);  // it names the full record
 }
 
 std::vector<bound_param<verify_args>> verify_params() {
@@ -354,27 +407,31 @@ std::vector<bound_param<verify_args>> verify_params() {
                           "of baseline)",
                .positional = true}),
         param(&verify_args::n, {.name = "n",
-                                .summary = "Timed pairs: runs of each script after warm-up; with stop_early, the most "
-                                           "it runs",
+                                .summary = "Timed pairs, at most",
+                                .details = "Timed pairs (runs of each script after warm-up); with stop_early, the "
+                                           "most.",
                                 .default_value = 10,
                                 .minimum = 2,
                                 .maximum = 1000}),
         param(&verify_args::warmup, {.name = "warmup",
-                                     .summary = "Warm-up pairs run first and discarded (without it: 0 for protocol-3 "
-                                                "scripts, which warm up inside every run, 1 for plain scripts)",
+                                     .summary = "Warm-up pairs, discarded",
+                                     .details = "Without it: 0 for protocol-3 scripts, which warm up inside every run, "
+                                                "1 for plain scripts.",
                                      .minimum = 0,
                                      .maximum = 100}),
         run_timeout_arg(&verify_args::timeout_s),
-        param(&verify_args::args, {.name = "args", .summary = "Extra arguments passed to both scripts after their path"}),
+        param(&verify_args::args, {.name = "args", .summary = "Extra arguments for both scripts",
+                                                   .details = "Extra arguments passed to both scripts after their "
+                                                              "path."}),
         warm_arg(&verify_args::warm),
         allow_unsandboxed_arg(&verify_args::allow_unsandboxed),
         isolate_arg(&verify_args::isolate),
         param(&verify_args::stop_early,
               {.name = "stop_early",
-               .summary = "Stop before n pairs once the verdict is settled: decisive when |mean_b - mean_c| exceeds "
-                          "twice the seed's threshold after >= 3 pairs, inconclusive when it is under half of it after "
-                          ">= 4, or as soon as a run prints ok=false. The verdict is the seed's rule on the pairs run; "
-                          "false: exactly n pairs",
+               .summary = "Stop once the verdict is settled",
+               .details = "Settled: decisive when |mean_b - mean_c| exceeds twice the seed's threshold after >= 3 "
+                          "pairs, inconclusive when it is under half of it after >= 4, or as soon as a run prints "
+                          "ok=false. The verdict is the seed's rule on the pairs run.",
                .default_value = true}),
         param(&verify_args::fail_on,
               {.name = "fail_on",
@@ -404,53 +461,54 @@ tool_spec verify_tool() {
     t.title = "Verify a candidate against the baseline";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
-        "Decide whether a candidate script beats the baseline script. Both follow the bench contract (print one JSON "
-        "line with \"ms\" and \"ok\"). Runs them interleaved in ABBA order (baseline, candidate, candidate, baseline, "
-        "...) warmup+n times each (stopping early once the verdict is settled, unless stop_early=false), back to back "
-        "on the same card, discards the warmup pairs, and returns mean/std/min "
-        "for both plus a verdict: 'faster' or 'slower' when |mean_b - mean_c| > 2*sqrt(std_b^2/n + std_c^2/n), "
+        "Compare candidate to baseline: returns the verdict, speedup with its 95% CI, mean/std/min per side, "
+        "flags, warnings and full_record. Call it after each change.";
+    t.details =
+        "Both scripts follow the bench contract (print one JSON line with \"ms\" and \"ok\"). verify runs them "
+        "interleaved in ABBA order (baseline, candidate, candidate, baseline, ...) warmup+n times each (stopping early "
+        "once the verdict is settled, unless stop_early=false), back to back on the same card, discards the warm-up "
+        "pairs, and decides: 'faster' or 'slower' when |mean_b - mean_c| > 2*sqrt(std_b^2/n + std_c^2/n), "
         "'inconclusive' otherwise, 'incorrect' if the candidate printed ok=false in any run (then no speedup is "
         "reported), 'invalid' if the two scripts disagree on shape/dtype/iters/seed/timer/protocol or the baseline "
         "fails its own check. Beside the verdict: speedup = mean_b/mean_c with a 95% confidence interval from the "
-        "paired per-pair ratios, flags for implausible results, and the measurement record (gpu, driver, power limit, "
-        "clocks before/after, host, versions, timestamp, exact commands). Pass the result to record().";
+        "paired per-pair ratios, and flags for implausible results. The full record (detail=full, and always the file "
+        "full_record names) adds every run's line, the samples, the paired ratios and the measurement record (gpu, "
+        "driver, power limit, clocks before/after, host, versions, timestamp, exact commands).";
     json side{{"type", "object"},
               {"properties",
                {{"n", {{"type", "integer"}}},
                 {"mean_ms", {{"type", {"number", "null"}}}},
                 {"std_ms", {{"type", {"number", "null"}}}},
-                {"min_ms", {{"type", {"number", "null"}}}},
-                {"median_ms", {{"type", {"number", "null"}}}},
-                {"samples_ms", {{"type", "array"}, {"items", {{"type", "number"}}}}}}}};
+                {"min_ms", {{"type", {"number", "null"}}}}}}};
+    // The lean result; the full one (detail=full) has these fields too, and more.
     t.output_schema = json{
         {"type", "object"},
-        {"required", {"verdict", "reasons", "target", "n", "baseline", "candidate", "flags", "warnings", "measurement",
-                      "runs"}},
+        {"required", {"verdict", "reasons", "target", "n", "baseline", "candidate", "flags", "warnings", "full_record"}},
         {"properties",
          {{"verdict", {{"type", "string"}, {"enum", {"faster", "slower", "inconclusive", "incorrect", "invalid"}}}},
-          {"reasons", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-          {"target", {{"type", "string"}}},
-          {"n", {{"type", "integer"}}},
-          {"seed", json{{"description", "the seed the script reports (any JSON value)"}}},
-          {"speedup", {{"type", {"number", "null"}}, {"description", "mean_b / mean_c; absent when incorrect/invalid"}}},
+          {"speedup", {{"type", {"number", "null"}}}},
           {"speedup_ci95", {{"type", "object"}}},
           {"baseline", side},
           {"candidate", side},
+          {"reasons", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"target", {{"type", "string"}}},
+          {"n", {{"type", "integer"}}},
           {"roofline_inputs", {{"type", "object"}}},
           {"flags", findings_schema(finding_kind::flag)},
           {"warnings", findings_schema(finding_kind::warning)},
-          {"measurement", {{"type", "object"}}},
-          {"runs", {{"type", "array"}, {"items", {{"type", "object"}}}}},
           {"gate",
            {{"type", "object"},
-            {"description", "present with fail_on: the gate's outcome on this verdict"},
             {"properties",
              {{"fail_on", {{"type", "string"}}},
               {"outcome", {{"type", "string"}, {"enum", {"pass", "fail", "undecided"}}}},
-              {"reason", {{"type", "string"}}}}}}}},
-          {"plot", plot_result_schema()}}}};
+              {"reason", {{"type", "string"}}}}}}},
+          {"plot", plot_result_schema()},
+          {"full_record", {{"type", {"string", "null"}}}}}}};
     t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's scripts
     t.render = verify_render;
+    t.summarize = verify_summary;
+    t.lean = verify_lean;
+    t.record_beside = "baseline";
     return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
 }
 

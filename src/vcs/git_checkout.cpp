@@ -7,6 +7,7 @@
 #include "util/errors.h"
 #include "util/files.h"
 #include "util/strings.h"
+#include "util/words.h"
 
 namespace hotkernel {
 namespace fs = std::filesystem;
@@ -35,8 +36,8 @@ git_output git(process_runner& runner, const cancel_token& cancel, const fs::pat
     git_output g;
     if (r.cancelled) throw tool_error("cancelled while reading the baseline from git");
     if (r.spawn_failed)
-        throw tool_error(fmt::format("baseline_ref needs git, which could not be started ({}); install git",
-                                     shorten(r.spawn_error, 120)));
+        throw tool_error(fmt::format("{} needs git, which could not be started ({}); install git",
+                                     words::param("baseline_ref"), shorten(r.spawn_error, 120)));
     if (r.stdout_truncated || r.stdout_text.size() > max_bytes)
         throw tool_error(fmt::format("`git {}` printed more than {} MiB", shorten(join(args, " "), 80), max_bytes >> 20));
     g.ok = r.ok();
@@ -77,8 +78,8 @@ ref_checkout checkout_script_at(const std::string& ref, const fs::path& script, 
                                 const cancel_token& cancel) {
     const std::string r = trim(ref);
     if (r.empty() || r[0] == '-' || r.find_first_of("\n\r\0", 0, 3) != std::string::npos)
-        throw usage_error(fmt::format("baseline_ref '{}' is not a git ref; give a branch, tag or commit, e.g. main",
-                                      shorten(ref, 80)));
+        throw usage_error(fmt::format("{} '{}' is not a git ref; give a branch, tag or commit, e.g. main",
+                                      words::param("baseline_ref"), shorten(ref, 80)));
     std::error_code ec;
     const fs::path abs = fs::absolute(script, ec).lexically_normal();
     const fs::path dir = abs.parent_path();
@@ -88,15 +89,16 @@ ref_checkout checkout_script_at(const std::string& ref, const fs::path& script, 
                                      shorten(dir.string(), 160)));
     const git_output top = git(runner, cancel, dir, {"rev-parse", "--show-toplevel"});
     if (!top.ok)
-        throw tool_error(fmt::format("baseline_ref: '{}' is not inside a git repository ({}); run verify in the "
-                                     "repository, or pass both scripts without baseline_ref",
-                                     shorten(dir.string(), 160), top.why));
+        throw tool_error(fmt::format("{}: '{}' is not inside a git repository ({}); run verify in the "
+                                     "repository, or pass both scripts without {}",
+                                     words::param("baseline_ref"), shorten(dir.string(), 160), top.why,
+                                     words::param("baseline_ref")));
     const fs::path root = fs::weakly_canonical(trim(top.out), ec);
     const git_output sha = git(runner, cancel, root, {"rev-parse", "--verify", "--quiet", "--end-of-options", r + "^{commit}"});
     if (!sha.ok || trim(sha.out).empty())
-        throw tool_error(fmt::format("baseline_ref '{}' names no commit in {}; give a branch, tag or commit that `git "
+        throw tool_error(fmt::format("{} '{}' names no commit in {}; give a branch, tag or commit that `git "
                                      "rev-parse` knows (git fetch it first in a shallow CI clone)",
-                                     shorten(r, 80), shorten(root.string(), 160)));
+                                     words::param("baseline_ref"), shorten(r, 80), shorten(root.string(), 160)));
     ref_checkout out;
     out.ref = r;
     out.commit = trim(sha.out);
@@ -109,7 +111,7 @@ ref_checkout checkout_script_at(const std::string& ref, const fs::path& script, 
     // The folder's entries at that commit (blobs only: subfolders and submodules are not copied).
     const git_output tree =
         git(runner, cancel, root, {"ls-tree", "-z", "--full-tree", out.commit, rel_dir.empty() ? "." : rel_dir + "/"});
-    if (!tree.ok) throw tool_error(fmt::format("baseline_ref: `git ls-tree` failed ({})", tree.why));
+    if (!tree.ok) throw tool_error(fmt::format("{}: `git ls-tree` failed ({})", words::param("baseline_ref"), tree.why));
     std::vector<std::pair<std::string, std::string>> blobs;  // (object id, path)
     bool has_script = false;
     for (const auto& entry : split(tree.out, '\0')) {
@@ -132,7 +134,7 @@ ref_checkout checkout_script_at(const std::string& ref, const fs::path& script, 
     out.m_dir = make_temp_dir("hotkernel-baseline-");
     for (const auto& [object, path] : blobs) {
         const git_output blob = git(runner, cancel, root, {"cat-file", "blob", object}, k_max_file_bytes);
-        if (!blob.ok) throw tool_error(fmt::format("baseline_ref: could not read {} at {} ({})", shorten(path, 160), r, blob.why));
+        if (!blob.ok) throw tool_error(fmt::format("{}: could not read {} at {} ({})", words::param("baseline_ref"), shorten(path, 160), r, blob.why));
         write_file_atomic(out.m_dir / fs::path(path).filename(), blob.out);
         ++out.files;
     }

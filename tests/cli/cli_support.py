@@ -94,6 +94,13 @@ def tools_list():
         return {t["name"]: t for t in s.request("tools/list")["result"]["tools"]}
 
 
+def declared_output_schemas():
+    """Every tool's declared result schema, by name (tools/list carries only bench's and verify's)."""
+    r = subprocess.run([BIN, "list-tools", "--output-schemas"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 JSON_TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None),
               "integer": int, "number": (int, float)}
 

@@ -64,7 +64,7 @@ time.sleep(600)
     assert rc == 1, (rc, out, err)
     assert elapsed < 30, f"bench took {elapsed:.1f} s to give up on a 3 s timeout"
     assert "run 1 of 3" in err and "timed out" in err, err
-    assert "timeout_s" in err, "the error should say how to raise the limit: " + err
+    assert "--timeout-s" in err, "the error should say how to raise the limit (as the CLI spells it): " + err
     gpid = int(pidfile.read_text())
     deadline = time.monotonic() + 10
     while pid_alive(gpid) and time.monotonic() < deadline:

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 
-from cli_support import BIN, FAKE_BIN, H200_UUID, ROOT, check_schema, run_with_fake_smi, tools_list
+from cli_support import BIN, FAKE_BIN, H200_UUID, ROOT, check_schema, declared_output_schemas, run_with_fake_smi
 
 INVENTORY_QUERY = ("--query-gpu=index,name,uuid,driver_version,memory.total,power.limit,compute_cap,"
                    "clocks.max.sm,mig.mode.current")
@@ -167,7 +167,7 @@ def test_help():
 
 
 def test_results_match_the_declared_output_schema(tmp_path):
-    schema = tools_list()["gpu_info"]["outputSchema"]
+    schema = declared_output_schemas()["gpu_info"]
     for scenario in ("h200", "multi", "old-driver", "na", "mig"):
         code, out, err, _ = hk("gpu-info", "--json", scenario=scenario, tmp_path=tmp_path)
         assert code == 0, err

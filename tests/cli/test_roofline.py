@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from cli_support import BIN, H200_UUID, check_schema, run_with_fake_smi, tools_list
+from cli_support import BIN, H200_UUID, check_schema, declared_output_schemas, run_with_fake_smi, tools_list
 
 # Compute-bound: 2^40 flops over 384 MiB on an H200 (989.4 bf16 TFLOPS, 4800 GB/s):
 # AI = 2^40 / 402653184 = 2730.667 flop/B > ridge 989.4e12 / 4.8e12 = 206.125;
@@ -99,7 +99,8 @@ def test_same_numbers_through_mcp_tools_call():
     res = replies[2]["result"]
     assert res.get("isError") is not True
     assert res["structuredContent"] == cli
-    assert json.loads(res["content"][0]["text"]) == cli
+    text = res["content"][0]["text"]  # a short summary beside the object, not the JSON again
+    assert "bound: " + cli["bound"] in text and "attainable_ms: " in text, text
     assert replies[3]["result"]["isError"] is True
     assert "fp8" in replies[3]["result"]["content"][0]["text"]
 
@@ -197,7 +198,7 @@ def test_table_is_embedded_binary_works_without_the_repo(tmp_path):
 
 
 def test_results_match_the_declared_output_schema(tmp_path):
-    schema = tools_list()["roofline"]["outputSchema"]
+    schema = declared_output_schemas()["roofline"]
     check_schema(roofline("--gpu", "NVIDIA H200", *flags(COMPUTE), fake=False), schema, "named")
     check_schema(roofline(*flags(MEMORY), "--measured-mem-gbs", "4250", tmp_path=tmp_path), schema, "index+measured")
     tool = tools_list()["roofline"]

@@ -171,8 +171,11 @@ def kill_tagged(tag):
 
 
 def tool_caller(session):
-    """call(tool, args) -> the structuredContent of an MCP tool call that must succeed."""
+    """call(tool, args) -> the structuredContent of an MCP tool call that must succeed (bench and
+    verify with detail=full: these tests read the runs and the launcher's record)."""
     def call(tool, args):
+        if tool in ("bench", "verify"):
+            args = {**args, "detail": "full"}
         res = session.call(tool, args)
         assert not res.get("isError"), res
         return res["structuredContent"]
@@ -407,7 +410,7 @@ def test_new_starts_the_kept_server_the_next_bench_forks_from(tmp_path):
         assert [pid for pid in procs_with_tag(tag) if is_server(pid)] == servers
     finally:
         kill_tagged(tag)
-    for keep, flag, says in (("0", (), "HOTKERNEL_KEEP_WARM_S=0"), ("30", ("--no-warm",), "warm=false")):
+    for keep, flag, says in (("0", (), "HOTKERNEL_KEEP_WARM_S=0"), ("30", ("--no-warm",), "--no-warm was given")):
         tag = uuid.uuid4().hex
         sub = tmp_path / ("off-" + keep)
         sub.mkdir()

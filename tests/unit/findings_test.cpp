@@ -12,6 +12,7 @@
 
 #include "python/interpreter.h"
 #include "report/findings.h"
+#include "util/words.h"
 
 using namespace hotkernel;
 namespace fs = std::filesystem;
@@ -83,7 +84,11 @@ TEST(findings, a_builder_gives_its_id_and_a_message_with_the_values) {
     json warnings = json::array();
     warnings.push_back(findings::listing_truncated(3, 10));
     EXPECT_EQ(warnings[0]["id"], "listing_truncated");
-    EXPECT_EQ(warnings[0]["message"], "showing the first 3 of 10 lines; max_lines<=0 returns all of them");
+    // The message names the parameter by reference: each interface renders it its own way.
+    EXPECT_EQ(render_words(warnings[0]["message"].get<std::string>(), front_end::cli),
+              "showing the first 3 of 10 lines; pass --max-lines 0 for all of them");
+    EXPECT_EQ(render_words(warnings[0]["message"].get<std::string>(), front_end::mcp),
+              "showing the first 3 of 10 lines; pass max_lines: 0 for all of them");
 }
 
 TEST(findings, results_carry_one_shape_whatever_the_handler_pushed) {

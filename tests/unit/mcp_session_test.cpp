@@ -94,6 +94,21 @@ std::vector<tool_spec> fake_tools() {
     crash.handler = [](const json&, tool_context&) -> json { throw std::runtime_error("vector index out of range"); };
     tools.push_back(crash);
 
+    // Names a parameter and says what to run next, the way guidance does.
+    tool_spec guide = fail;
+    guide.name = "guide";
+    guide.handler = [](const json&, tool_context&) -> json {
+        throw tool_error("pass " + words::param("gpu", "NVIDIA H200") + ", then " +
+                         words::call("bench", json{{"script", "k.py"}}));
+    };
+    guide.summarize = [](const json&) { return std::string("unused"); };
+    tools.push_back(guide);
+
+    tool_spec summed = echo;
+    summed.name = "summed";
+    summed.summarize = [](const json& r) { return "said " + r["text"].get<std::string>() + " " + words::param("n") + "\n"; };
+    tools.push_back(summed);
+
     tool_spec not_object = fail;
     not_object.name = "not_object";
     not_object.handler = [](const json&, tool_context&) -> json { return json::array({1, 2}); };
@@ -361,7 +376,8 @@ TEST_F(session_fixture, tools_call_result_shapes) {
     own.erase("schema_version");
     own.erase("hotkernel_version");
     EXPECT_EQ(own, (json{{"text", "hi"}, {"n", 3}}));
-    EXPECT_EQ(json::parse(r["content"][0]["text"].get<std::string>()), r["structuredContent"]);
+    // The text block is a short summary of it, not the JSON again (the stamp left out).
+    EXPECT_EQ(r["content"][0]["text"], "text: hi\nn: 3\n");
     EXPECT_EQ(r["content"][0]["type"], "text");
     EXPECT_FALSE(r.contains("isError"));
 
@@ -382,6 +398,19 @@ TEST_F(session_fixture, tools_call_result_shapes) {
 
     EXPECT_EQ(error_code(call(4, "crash", json::object())), mcp_error::internal_error);
     EXPECT_EQ(error_code(call(5, "not_object", json::object())), mcp_error::internal_error);
+}
+
+TEST_F(session_fixture, answers_speak_mcp_words_and_the_text_is_the_tool_s_summary) {
+    json r = call(1, "summed", {{"text", "hi"}})["result"];
+    EXPECT_EQ(r["content"][0]["text"], "said hi 'n'\n");
+    EXPECT_EQ(r["structuredContent"]["text"], "hi");
+    r = call(2, "guide", json::object())["result"];
+    EXPECT_EQ(r["isError"], true);
+    EXPECT_EQ(r["content"][0]["text"], "pass gpu: \"NVIDIA H200\", then bench {\"script\":\"k.py\"}");
+    r = call(3, "echo", {{"text", "a"}, {"n", -1}})["result"];
+    const std::string e = r["content"][0]["text"].get<std::string>();
+    EXPECT_NE(e.find("parameter 'n' must be >= 0"), std::string::npos) << e;
+    EXPECT_EQ(e.find("--"), std::string::npos) << e;
 }
 
 TEST_F(session_fixture, tools_call_protocol_errors) {

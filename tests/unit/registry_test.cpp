@@ -32,6 +32,12 @@ TEST(registry, every_tool_is_fully_described) {
         EXPECT_FALSE(t.title.empty()) << t.name;
         EXPECT_GT(t.description.size(), 40u) << t.name << ": description must tell a model when to use it";
         EXPECT_LT(t.description.size(), 2048u) << t.name << ": clients truncate descriptions at 2 KB";
+        // tools/list is read whole by every agent: say what it returns and when to call it, in short;
+        // the rest goes in details (docs/tools.md).
+        EXPECT_LE(t.description.size(), 240u) << t.name << ": move the rest into details";
+        const std::string first = t.description.substr(0, t.description.find(". "));
+        EXPECT_NE(first.find("returns"), std::string::npos) << t.name << ": the first sentence says what it returns";
+        EXPECT_NE(t.description.find("Call it"), std::string::npos) << t.name << ": say when to call it";
         EXPECT_TRUE(t.handler) << t.name;
         EXPECT_FALSE(t.summary.empty()) << t.name << ": `hotkernel --help` shows the summary";
         EXPECT_LE(t.summary.size(), 80u) << t.name << ": the summary is one line of `hotkernel --help`";
@@ -220,9 +226,10 @@ tool_spec sample_tool() {
     };
     return t;
 }
+/// The message an MCP caller gets (parameters named as sent).
 std::string error_of(const json& args) {
     try {
-        validate_args(sample_tool(), args);
+        validate_args(sample_tool(), args, front_end::mcp);
     } catch (const usage_error& e) {
         return e.what();
     }
@@ -245,6 +252,27 @@ TEST(validate_args, refuses_a_string_for_a_list_and_says_to_send_an_array) {
     EXPECT_NE(e.find("send an array"), std::string::npos) << e;
     json out = validate_args(sample_tool(), {{"flops", 1}, {"inputs", {"x", "w_q"}}});
     EXPECT_EQ(out["inputs"], json::array({"x", "w_q"}));
+}
+
+TEST(validate_args, the_cli_gets_its_flags_and_mcp_the_names_as_sent) {
+    auto cli_error = [](const json& args) {
+        try {
+            validate_args(sample_tool(), args, front_end::cli);
+        } catch (const usage_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(cli_error(json::object()).find("missing required parameter --flops"), std::string::npos);
+    EXPECT_NE(cli_error({{"flops", 1}, {"n", 0}}).find("sample: parameter --n must be >= 1"), std::string::npos);
+    EXPECT_NE(cli_error({{"flops", 1}, {"dtype", "fp16"}}).find("parameter --dtype must be one of"), std::string::npos);
+    for (const json& bad : {json::object(), json{{"flops", 1}, {"n", 0}}, json{{"flops", 1}, {"dtype", "fp16"}},
+                            json{{"flops", 1}, {"nn", 2}}}) {
+        const std::string e = error_of(bad);
+        EXPECT_EQ(e.find("--"), std::string::npos) << e;
+        EXPECT_EQ(e.find('\x1f'), std::string::npos) << e;
+    }
+    EXPECT_NE(error_of({{"flops", 1}, {"nn", 2}}).find("did you mean 'n'?"), std::string::npos);
 }
 
 TEST(validate_args, errors_name_the_parameter_and_the_fix) {
@@ -328,13 +356,16 @@ TEST(typed_args, the_member_type_sets_the_schema_type) {
 TEST(typed_args, default_and_bounds_are_rendered_once_from_the_fields) {
     const tool_spec t = typed_tool();
     const json props = input_schema(t)["properties"];
-    EXPECT_EQ(props["n"]["description"], "Pairs. Default 10; 2..1000.");
+    // The CLI and the docs show them in words; tools/list has them as schema keywords only.
+    EXPECT_EQ(param_description(t.params[2]), "Pairs. Default 10; 2..1000.");
+    EXPECT_EQ(props["n"]["description"], "Pairs");
     EXPECT_EQ(props["n"]["minimum"], 2);
     EXPECT_EQ(props["n"]["maximum"], 1000);
     EXPECT_EQ(props["n"]["default"], 10);
-    EXPECT_EQ(props["flops"]["description"], "Work per call. >= 0.");
-    EXPECT_EQ(props["dtype"]["description"], "Dtype. Default bf16.");
-    EXPECT_EQ(props["force"]["description"], "Replace. Default false.");
+    EXPECT_EQ(param_description(t.params[0]), "Work per call. >= 0.");
+    EXPECT_EQ(param_description(t.params[1]), "Dtype. Default bf16.");
+    EXPECT_EQ(props["dtype"]["default"], "bf16");
+    EXPECT_EQ(props["force"]["description"], "Replace");
     EXPECT_EQ(props["name"]["description"], "A name");
     EXPECT_EQ(param_limits(t.params[2], false), "2..1000");
 }
@@ -371,6 +402,7 @@ TEST(typed_args, the_handler_gets_the_struct_filled_with_defaults_and_given_valu
 TEST(typed_args, an_array_sent_as_a_string_is_refused_before_the_handler_runs) {
     const tool_spec t = typed_tool();
     tool_context ctx;
+    ctx.words = front_end::mcp;
     g_seen = typed_args{};
     g_seen.dtype = "untouched";
     try {

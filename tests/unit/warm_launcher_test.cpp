@@ -9,6 +9,7 @@
 #include "measure/warm_launcher.h"
 #include "process/runner.h"
 #include "util/files.h"
+#include "util/words.h"
 
 using namespace hotkernel;
 namespace fs = std::filesystem;
@@ -119,7 +120,8 @@ TEST(warm_launcher, no_warm_means_fresh_and_says_so) {
     auto res = warm->launch(request(script), runner, {}).process;
     EXPECT_TRUE(res.ok()) << res.stderr_text;
     EXPECT_EQ(warm->name(), "fresh-process");
-    EXPECT_NE(warm->reason().find("--no-warm"), std::string::npos);
+    EXPECT_NE(render_words(warm->reason(), front_end::cli).find("--no-warm"), std::string::npos);
+    EXPECT_NE(render_words(warm->reason(), front_end::mcp).find("warm: false"), std::string::npos);
     EXPECT_EQ(warm->describe()["fresh_runs"], 1);
     fs::remove_all(dir);
 }
