@@ -106,10 +106,10 @@ json input_schema(const tool_spec& tool) {
         if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}, {"maxLength", max_length_of(p)}};
         if (!p.choices.empty()) prop["enum"] = p.choices;
         else if (p.type == param_type::string) prop["maxLength"] = max_length_of(p);
-        if (p.minimum)
-            prop[p.exclusive_minimum ? "exclusiveMinimum" : "minimum"] =
-                p.type == param_type::integer ? json(static_cast<long long>(*p.minimum)) : json(*p.minimum);
-        if (p.maximum) prop["maximum"] = p.type == param_type::integer ? json(static_cast<long long>(*p.maximum)) : json(*p.maximum);
+        // A whole bound is written as an integer (1, not 1.0): the same number to JSON Schema.
+        auto bound = [](double d) { return std::floor(d) == d && std::fabs(d) < 1e15 ? json(static_cast<long long>(d)) : json(d); };
+        if (p.minimum) prop[p.exclusive_minimum ? "exclusiveMinimum" : "minimum"] = bound(*p.minimum);
+        if (p.maximum) prop["maximum"] = bound(*p.maximum);
         if (!p.default_value.is_null()) prop["default"] = p.default_value;
         props[p.name] = prop;
         if (p.required) required.push_back(p.name);
@@ -122,10 +122,15 @@ json input_schema(const tool_spec& tool) {
 
 json tool_listing(const tool_spec& tool) {
     // The title is the entry's own "title"; annotations carry the hints only (tools/list stays small).
-    json ann = {{"readOnlyHint", tool.annotations.read_only},
-                {"destructiveHint", tool.annotations.destructive},
-                {"idempotentHint", tool.annotations.idempotent},
-                {"openWorldHint", tool.annotations.open_world}};
+    // A hint is written when it differs from MCP's default (destructive true, idempotent false,
+    // open world true), and readOnlyHint always; destructive and idempotent mean nothing for a
+    // read-only tool (the spec says so), so they go with it.
+    json ann = {{"readOnlyHint", tool.annotations.read_only}};
+    if (!tool.annotations.read_only) {
+        if (!tool.annotations.destructive) ann["destructiveHint"] = false;
+        if (tool.annotations.idempotent) ann["idempotentHint"] = true;
+    }
+    if (!tool.annotations.open_world) ann["openWorldHint"] = false;
     json entry = {{"name", tool.name}, {"title", tool.title}, {"description", tool.description},
                   {"inputSchema", input_schema(tool)}};
     // The lean results' shapes; every other tool's result is described by its description and

@@ -7,9 +7,8 @@
 namespace hotkernel {
 
 inline param_spec plot_param(const std::string& what) {
-    param_spec p = make_param("plot", param_type::string,
-                              "Also draw " + what + " to this file (.png or .svg); true: a PNG in the runs folder, "
-                              "which MCP also returns as an image");
+    param_spec p = make_param("plot", param_type::string, "Draw it: a .png/.svg path, or true");
+    p.details = "Draws " + what + " to that file; true: a PNG in the runs folder, which MCP also returns as an image.";
     p.or_true = true;
     return p;
 }

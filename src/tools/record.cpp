@@ -188,9 +188,9 @@ tool_spec record_tool() {
                                            .default_value = "LEADERBOARD.md"}),
          param(&record_args::exports,
                {.name = "export",
-                .summary = "Also write the recorded result as FORMAT:PATH, FORMAT one of markdown, csv, bmf (Bencher), "
-                           "github-action-benchmark (customSmallerIsBetter); a PATH ending .md or .csv needs no "
-                           "FORMAT"}),
+                .summary = "Also write it as FORMAT:PATH (markdown, csv, bmf, github-action-benchmark)",
+                .details = "bmf is Bencher's format, github-action-benchmark its customSmallerIsBetter input; a PATH "
+                           "ending .md or .csv needs no FORMAT. docs/ci.md."}),
          param(&record_args::plot, plot_param("the target's history in results_dir"))},
         record_handler);
 }

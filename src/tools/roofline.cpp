@@ -276,12 +276,14 @@ tool_spec roofline_tool() {
                {.name = "baseline_ms",
                 .summary = "Baseline time per call [ms]: a point, with its % of the floor",
                 .details = "verify's baseline.mean_ms.",
-                .minimum = 0.0}),
+                .minimum = 0.0,
+                .exclusive_minimum = true}),
          param(&roofline_args::candidate_ms,
                {.name = "candidate_ms",
                 .summary = "Candidate time per call [ms]: a point, with its % of the floor",
                 .details = "verify's candidate.mean_ms.",
-                .minimum = 0.0}),
+                .minimum = 0.0,
+                .exclusive_minimum = true}),
          param(&roofline_args::plot, plot_param("the roofline"))},
         run);
 }

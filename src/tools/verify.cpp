@@ -403,8 +403,8 @@ std::vector<bound_param<verify_args>> verify_params() {
               {.name = "baseline", .summary = "Path of the baseline script", .required = true, .positional = true}),
         param(&verify_args::candidate,
               {.name = "candidate",
-               .summary = "Path of the candidate script (required unless baseline_ref is given: then the working copy "
-                          "of baseline)",
+               .summary = "Path of the candidate script",
+               .details = "Required unless baseline_ref is given; then it defaults to baseline's working copy.",
                .positional = true}),
         param(&verify_args::n, {.name = "n",
                                 .summary = "Timed pairs, at most",
@@ -435,19 +435,22 @@ std::vector<bound_param<verify_args>> verify_params() {
                .default_value = true}),
         param(&verify_args::fail_on,
               {.name = "fail_on",
-               .summary = "A CI gate on the verdict, reported as the result's gate (pass, fail, undecided; the CLI "
-                          "exits 0, 1, 4): slower (fails on slower, incorrect, invalid), not-faster (passes only on "
-                          "faster; inconclusive is undecided), regression:<pct> (fails when the speedup's 95% CI lies "
-                          "below 1/(1+pct/100), undecided when it straddles it)"}),
+               .summary = "CI gate: slower, not-faster or regression:<pct> (the result's gate)",
+               .details = "The result's gate says pass, fail or undecided, and the CLI exits 0, 1 or 4. slower fails on "
+                          "slower, incorrect, invalid; not-faster passes only on faster (inconclusive is undecided); "
+                          "regression:<pct> fails when the speedup's 95% CI lies below 1/(1+pct/100) and is undecided "
+                          "when it straddles it. docs/ci.md."}),
         param(&verify_args::exports,
               {.name = "export",
-               .summary = "Also write the result as FORMAT:PATH, FORMAT one of markdown, csv, bmf (Bencher), "
-                          "github-action-benchmark (customSmallerIsBetter); a PATH ending .md or .csv needs no FORMAT"}),
+               .summary = "Also write it as FORMAT:PATH (markdown, csv, bmf, github-action-benchmark)",
+               .details = "bmf is Bencher's format, github-action-benchmark its customSmallerIsBetter input; a PATH "
+                          "ending .md or .csv needs no FORMAT. docs/ci.md."}),
         param(&verify_args::baseline_ref,
               {.name = "baseline_ref",
-               .summary = "A git ref (branch, tag, commit): the baseline is baseline's file, and the files of its folder, "
-                          "as they are in that commit (copied to a temporary folder); e.g. verify kernel.py --baseline-ref "
-                          "main compares the working copy with main"}),
+               .summary = "Git ref to read the baseline at (e.g. main)",
+               .details = "baseline's file and the other files of its folder, as they are in that commit, are copied to a "
+                          "temporary folder and verified against the working copy (candidate, by default baseline's own "
+                          "path)."}),
         param(&verify_args::plot, plot_param("every run's time, the threshold and the speedup's CI")),
     };
 }

@@ -55,8 +55,20 @@ TEST(mcp_tools_list, real_registry_is_valid_for_mcp_clients) {
             EXPECT_EQ(t["outputSchema"]["type"], "object") << name;
             expect_schema(t["outputSchema"], name + ".outputSchema");
         }
-        for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
-            EXPECT_TRUE(t["annotations"][hint].is_boolean()) << name << " " << hint;
+        // A hint is left out where MCP's default says it; what a client reads is what the tool declares.
+        const json& a = t["annotations"];
+        EXPECT_TRUE(a["readOnlyHint"].is_boolean()) << name;
+        for (const char* hint : {"destructiveHint", "idempotentHint", "openWorldHint"})
+            if (a.contains(hint)) EXPECT_TRUE(a[hint].is_boolean()) << name << " " << hint;
+        const tool_spec* spec = find_tool(name);
+        ASSERT_NE(spec, nullptr) << name;
+        auto read = [&](const char* k, bool by_default) { return a.contains(k) ? a[k].get<bool>() : by_default; };
+        EXPECT_EQ(read("readOnlyHint", false), spec->annotations.read_only) << name;
+        EXPECT_EQ(read("openWorldHint", true), spec->annotations.open_world) << name;
+        if (!spec->annotations.read_only) {
+            EXPECT_EQ(read("destructiveHint", true), spec->annotations.destructive) << name;
+            EXPECT_EQ(read("idempotentHint", false), spec->annotations.idempotent) << name;
+        }
     }
     for (const char* core : {"gpu_info", "roofline", "new", "bench", "verify", "record", "torch_profile", "profile",
                              "top_kernels", "disassemble"})
