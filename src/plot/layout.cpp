@@ -84,6 +84,15 @@ std::vector<tick> linear_ticks(double lo, double hi, int target_count) {
     return out;
 }
 
+std::vector<tick> integer_ticks(long long lo, long long hi, int target_count) {
+    std::vector<tick> out;
+    if (hi < lo) return out;
+    const long long step = std::max(1LL, static_cast<long long>(std::llround(nice_step(static_cast<double>(hi - lo), target_count))));
+    const long long first = lo % step == 0 ? lo : lo + (step - ((lo % step) + step) % step);
+    for (long long v = first; v <= hi && out.size() <= 100; v += step) out.push_back({static_cast<double>(v), std::to_string(v)});
+    return out;
+}
+
 std::vector<tick> log_ticks(double lo, double hi) {
     std::vector<tick> out;
     if (!(lo > 0) || !(hi > lo)) return out;

@@ -40,6 +40,9 @@ double nice_step(double span, int target_count);
 
 /// Ticks of a linear axis at multiples of nice_step() inside [lo, hi].
 std::vector<tick> linear_ticks(double lo, double hi, int target_count = 6);
+/// Ticks at whole numbers only (pair and run indices): a step of 1, 2, 5, 10, ... computed
+/// without accumulating a fractional step (which drifts off the integers).
+std::vector<tick> integer_ticks(long long lo, long long hi, int target_count = 10);
 
 /// Ticks of a log axis: every decade inside [lo, hi]; with fewer than 3 decades also 2x and 5x.
 /// Labels: 0.01, 0.1, 1, 10, 100, 1k, 10k (see format_number).

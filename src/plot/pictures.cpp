@@ -234,15 +234,14 @@ picture draw_verify(const json& r, format fmt_) {
            fmt::format("each run in launch order, {} pairs (ABBA{}); dashed: the means; band: the seed's threshold",
                        r.value("n", 0), r.value("warmup", 0) > 0 ? ", hollow = warm-up" : ""),
            verdict_colour(verdict));
-    std::vector<tick> xt = linear_ticks(1, static_cast<double>(max_index), 10);
-    std::erase_if(xt, [](const tick& t) { return t.value != std::floor(t.value); });
+    const std::vector<tick> xt = integer_ticks(1, static_cast<long long>(max_index));
     axes(c, f, x, y, xt, linear_ticks(ylo, yhi), "pair (run order)", "time of one call [ms]");
 
     std::vector<side_label> labels;
     if (std::isfinite(thr) && std::isfinite(mean_b)) {
         c.band(f.left, y.at(mean_b + thr), f.width(), y.at(mean_b - thr) - y.at(mean_b + thr), blue, 0.12, "threshold");
         labels.push_back({y.at(mean_b + thr),
-                          fmt::format("threshold ±{}", ms_text(thr)), muted, "threshold_label"});
+                          fmt::format("threshold +/-{}", ms_text(thr)), muted, "threshold_label"});
     }
     for (const auto& [role, col, dx] : {std::tuple{"baseline", blue, -0.12}, std::tuple{"candidate", orange, 0.12}}) {
         std::vector<std::pair<double, double>> trail;
@@ -322,11 +321,10 @@ picture draw_bench(const json& r, format fmt_) {
     const axis x{0.4, n + 0.6, f.left, f.right, false}, y{ylo, yhi, f.bottom, f.top, false};
     std::string what = str(r, "target");
     if (what.empty()) what = std::filesystem::path(str(r, "script", "script")).filename().string();
-    titles(c, fmt::format("bench {}: {} runs, mean {} ± {}", what, runs.size(), ms_text(mean),
+    titles(c, fmt::format("bench {}: {} runs, mean {} +/- {}", what, runs.size(), ms_text(mean),
                           ms_text(num(r, "std_ms"))),
            "dots: the samples inside each run; bar: the time the run reported (its median sample for protocol 3)");
-    std::vector<tick> xt = linear_ticks(1, n, 12);
-    std::erase_if(xt, [](const tick& t) { return t.value != std::floor(t.value); });
+    const std::vector<tick> xt = integer_ticks(1, static_cast<long long>(n), 12);
     axes(c, f, x, y, xt, linear_ticks(ylo, yhi), "run", "time of one call [ms]");
 
     for (const auto& run : runs) {

@@ -66,6 +66,19 @@ TEST(plot_layout, ranges_pad_widen_and_ignore_what_cannot_be_drawn) {
     EXPECT_DOUBLE_EQ(hi, 1000);
 }
 
+TEST(plot_layout, integer_ticks_land_on_whole_numbers) {
+    // 3 pairs: 1, 2, 3 (a step of 0.2 accumulated to 2.0000000000000004 and lost every tick but 1)
+    auto t = integer_ticks(1, 3);
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_EQ(t[0].label, "1");
+    EXPECT_EQ(t[2].value, 3.0);
+    auto many = integer_ticks(1, 1000, 10);
+    EXPECT_LE(many.size(), 12u);
+    for (const auto& k : many) EXPECT_EQ(k.value, std::floor(k.value)) << k.label;
+    EXPECT_EQ(integer_ticks(1, 1).size(), 1u);
+    EXPECT_TRUE(integer_ticks(3, 1).empty());
+}
+
 TEST(plot_layout, ticks_are_nice_and_inside_the_range) {
     EXPECT_DOUBLE_EQ(nice_step(1, 5), 0.2);
     EXPECT_DOUBLE_EQ(nice_step(0.07, 6), 0.01);
@@ -237,7 +250,7 @@ TEST(plot_pictures, verify_svg_has_every_timed_run_in_order_and_the_verdict_in_t
     EXPECT_NE(items(p, "label", "title").front()->text.find("faster"), std::string::npos);
     EXPECT_TRUE(has_label(p, "baseline 1 ms"));
     EXPECT_TRUE(has_label(p, "candidate 0.8 ms"));
-    EXPECT_TRUE(has_label(p, "threshold ±0.02 ms"));
+    EXPECT_TRUE(has_label(p, "threshold +/-0.02 ms"));
     EXPECT_TRUE(has_label(p, "CI 1.2x to 1.3x"));
     EXPECT_TRUE(has_label(p, "time of one call [ms]"));
     EXPECT_EQ(items(p, "band", "threshold").size(), 1u);
