@@ -14,7 +14,8 @@ std::string export_markdown(const json& r) {
             out += fmt::format("| {} | `{}` | - | - | - | {} |\n", s.side, s.script, s.n);
             continue;
         }
-        out += fmt::format("| {} | `{}` | {:.4f} | {:.4f} | {:.4f} | {} |\n", s.side, s.script, s.mean_ms, s.std_ms,
+        // Significant digits, not decimals: a 4 µs kernel's spread is 0.00002 ms, not "0.0000".
+        out += fmt::format("| {} | `{}` | {:.4g} | {:.3g} | {:.4g} | {} |\n", s.side, s.script, s.mean_ms, s.std_ms,
                            s.min_ms, s.n);
     }
     if (r.contains("speedup") && r["speedup"].is_number()) {
