@@ -97,6 +97,14 @@ def test_copying_repeated_inputs_gains_nothing(tmp_path):
     rc, res, err = harness.verify(py, base, cand, n=3, warmup=0, timeout_s=300, env=ENV)
     assert rc == 0 and res is not None, err
     ok, why = harness.judge_gains_nothing(res)
+    attempts = 1
+    while not ok and res.get("verdict") == "inconclusive" and attempts < DEFEATED_ATTEMPTS:
+        # A working copy trick reads ~0.5x every time and is decisive; the same work on both
+        # sides was once read at 0.78x, inconclusive, on the 2-core CI machine. Again:
+        attempts += 1
+        rc, res, err = harness.verify(py, base, cand, n=3, warmup=0, timeout_s=300, env=ENV)
+        assert rc == 0 and res is not None, err
+        ok, why = harness.judge_gains_nothing(res)
     assert ok, why
 
 

@@ -2,6 +2,7 @@
 # verify of an honest, untouched pair, nor anything outside the run. Each verify runs with HOME,
 # PYTHONUSERBASE and XDG_CACHE_HOME (hotkernel's cache) under the test's tmp_path, and no kept
 # fork server (each verify starts fresh interpreters, which is what these cheats feed on).
+import json
 import os
 import signal
 import subprocess
@@ -63,14 +64,30 @@ def _honest_verify_unreached(pair):
         "a later honest verify read the baseline %.2fx slower (verdict %s)" % (ratio, res.get("verdict")))
 
 
+def _hotkernels_record(root, rel, data):
+    """Whether a file is one hotkernel itself writes beside a script: a verify's full record under
+    .hotkernel/runs/ (it names itself in full_record) or that folder's .gitignore."""
+    if rel == ".hotkernel/.gitignore":
+        return data.startswith(b"# hotkernel's full records")
+    if not (rel.startswith(".hotkernel/runs/") and rel.endswith(".json")):
+        return False
+    try:
+        return json.loads(data).get("full_record") == str((Path(root) / rel).resolve())
+    except ValueError:
+        return False
+
+
 def _files(root):
-    """Every file under root (but bytecode caches of hotkernel's own imports): path -> bytes."""
+    """Every file under root (but bytecode caches of hotkernel's own imports, and the full records
+    hotkernel writes beside a script): path -> bytes."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         for f in filenames:
             p = Path(dirpath) / f
-            out[str(p.relative_to(root))] = p.read_bytes()
+            rel, data = str(p.relative_to(root)), p.read_bytes()
+            if not _hotkernels_record(root, rel, data):
+                out[rel] = data
     return out
 
 

@@ -78,8 +78,11 @@ def test_initialize_and_tools_list():
             # Tools that run the user's code are never read-only (a client may auto-approve those).
             for name in ("bench", "verify", "torch_profile", "profile", "new"):
                 assert by[name].annotations.read_only_hint is False, name
-            for name in ("roofline", "gpu_info"):
+            for name in ("gpu_info", "top_kernels", "disassemble"):
                 assert by[name].annotations.read_only_hint is True, name
+            # roofline writes a picture when asked to plot: not read-only, but the same answer each time
+            assert by["roofline"].annotations.read_only_hint is False
+            assert by["roofline"].annotations.idempotent_hint is True
             # Arrays are arrays; bounds are exact.
             assert by["bench"].input_schema["properties"]["args"]["type"] == "array"
             assert by["roofline"].input_schema["properties"]["bytes"]["exclusiveMinimum"] == 0
