@@ -77,20 +77,24 @@ std::string last_profile_stage(std::string_view output) {
 std::string ncu_waiting_for(std::string_view output) {
     // Walk the output in order; the last event seen says what was under way.
     std::string state = "ncu's start (it had printed nothing yet)";
-    static const std::regex profiling(R"re(==PROF== Profiling "([^"]*)"(.*))re");
+    // Found by hand, not std::regex: its matcher recurses once a character, and a long kernel
+    // name ran a sanitized build out of stack.
+    constexpr std::string_view profiling = "==PROF== Profiling \"";
     for (const auto& raw : split_lines(output)) {
         const std::string line = trim(raw);
-        std::smatch m;
+        const auto p = line.find(profiling);
+        const auto name_end = p == std::string::npos ? p : line.find('"', p + profiling.size());
         if (line.starts_with("==PROF== Connected to process")) {
             state = "the command's start (its imports, before any kernel ncu profiles)";
         } else if (const auto at = line.find(profile_stage_prefix); at != std::string::npos) {
             state = "the target's profile mode, " + cut(trim(line.substr(at + profile_stage_prefix.size())));
-        } else if (std::regex_search(line, m, profiling)) {
-            if (m[2].str().find("100%") != std::string::npos)
-                state = fmt::format("the command, after ncu profiled kernel '{}'", cut(m[1].str()));
+        } else if (name_end != std::string::npos) {
+            const std::string name = line.substr(p + profiling.size(), name_end - p - profiling.size());
+            if (line.find("100%", name_end) != std::string::npos)
+                state = fmt::format("the command, after ncu profiled kernel '{}'", cut(name));
             else
                 state = fmt::format("ncu's replay of kernel '{}' (each profiled kernel is replayed once per pass)",
-                                    cut(m[1].str()));
+                                    cut(name));
         } else if (line.starts_with("==PROF== Disconnected from process")) {
             state = "ncu writing its report, after the command ended";
         }
