@@ -311,6 +311,13 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
 
 std::string num4(const json& v) { return v.is_number() ? fmt::format("{:.4g}", v.get<double>()) : std::string("-"); }
 
+/// "<label>fail (slower): the candidate is slower\n" with fail_on; "" without it.
+std::string gate_line(const json& r, std::string_view label) {
+    if (!r.contains("gate") || !r["gate"].is_object()) return "";
+    const json& g = r["gate"];
+    return fmt::format("{}{} ({}): {}\n", label, g.value("outcome", "?"), g.value("fail_on", "?"), g.value("reason", ""));
+}
+
 std::string speedup_line(const json& r) {
     if (!r.contains("speedup") || !r["speedup"].is_number()) return "";
     std::string out = fmt::format("speedup:   {:.3f}x", r["speedup"].get<double>());
@@ -349,9 +356,7 @@ std::string verify_render(const json& r) {
                            r.value("warmup", 0));
     if (r.contains("stopped_early") && r["stopped_early"].is_string())
         out += "stopped:   " + r["stopped_early"].get<std::string>() + "\n";
-    if (r.contains("gate") && r["gate"].is_object())
-        out += fmt::format("gate:      {} ({}): {}\n", r["gate"].value("outcome", "?"), r["gate"].value("fail_on", "?"),
-                           r["gate"].value("reason", ""));
+    out += gate_line(r, "gate:      ");
     const json& m = r["measurement"];
     out += fmt::format("gpu:       {}\n", m["gpu"].is_object() ? m["gpu"].value("name", "?") : "none (" + m.value("gpu_note", std::string()) + ")");
     out += fmt::format("wall:      {:.1f} s\n", m.value("wall_s", 0.0));
@@ -386,9 +391,7 @@ std::string verify_summary(const json& r) {
     out += "baseline:  " + side(r.value("baseline", json::object())) + "\n";
     out += "candidate: " + side(r.value("candidate", json::object())) + "\n";
     out += speedup_line(r);
-    if (r.contains("gate") && r["gate"].is_object())
-        out += fmt::format("gate: {} ({}): {}\n", r["gate"].value("outcome", "?"), r["gate"].value("fail_on", "?"),
-                           r["gate"].value("reason", ""));
+    out += gate_line(r, "gate: ");
     for (const char* kind : {"flags", "warnings"}) {
         std::vector<std::string> ids;
         for (const auto& f : r.value(kind, json::array())) ids.push_back(finding_id_of(f));
