@@ -11,9 +11,15 @@ before the candidate was imported, measure.
 Embedded in the binary beside the runner (never vendored into a target).
 """
 import os
+import select
 import socket
+import time
 
 WIRE_VERSION = 1
+# The runner spins this long for a release before it blocks: a blocked thread on an idle vCPU
+# can take milliseconds to wake, inside the parent's window (the parent answers in microseconds
+# once its own thread is awake).
+SPIN_S = 0.05
 
 
 class ParentClockError(Exception):
@@ -27,7 +33,8 @@ class Release:
         self._fd = None
         if not address:
             return
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # SOCK_SEQPACKET: the kernel stamps each message as it is sent (the parent's SO_TIMESTAMPNS).
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             s.connect(address)
         except OSError as e:
@@ -36,6 +43,9 @@ class Release:
         self._fd = s.detach()  # a plain descriptor: os.read/os.write, nothing to patch on an object
         self._write = os.write
         self._read = os.read
+        self._clock = time.monotonic
+        self._wait = select.select
+        self._set_blocking = os.set_blocking
         self._send("hello %d" % WIRE_VERSION)
 
     @property
@@ -47,10 +57,27 @@ class Release:
         while data:
             data = data[self._write(self._fd, data):]
 
+    def _receive(self):
+        """One message: spun for (non-blocking reads) for SPIN_S, then waited for."""
+        self._set_blocking(self._fd, False)
+        try:
+            deadline = None
+            while True:
+                try:
+                    return self._read(self._fd, 64)
+                except BlockingIOError:
+                    now = self._clock()
+                    if deadline is None:
+                        deadline = now + SPIN_S
+                    elif now > deadline:
+                        self._wait([self._fd], [], [])
+        finally:
+            self._set_blocking(self._fd, True)
+
     def _go(self):
         line = b""
         while not line.endswith(b"\n"):
-            chunk = self._read(self._fd, 64)
+            chunk = self._receive()
             if not chunk:
                 raise ParentClockError("the parent's clock closed the connection")
             line += chunk

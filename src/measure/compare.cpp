@@ -15,6 +15,11 @@
 namespace hotkernel {
 namespace {
 
+// The trusted runner found the run invalid and said why (a patched harness, the parent's clock).
+bool found_invalid(const run_record& r) {
+    return r.status == "invalid" && r.line.is_object() && r.line.contains("reason") && r.line["reason"].is_string();
+}
+
 std::string label(const run_record& r) {
     return fmt::format("{}{} run {}", r.warmup ? "warm-up " : "", r.role, r.index);
 }
@@ -52,14 +57,18 @@ json compare_runs(const compare_input& in) {
 
     // Correctness claims: the baseline failing its own check voids the comparison; the
     // candidate failing in any run (warm-up included) makes it incorrect.
+    // A run the trusted runner found invalid also says ok=false; its reason is given below
+    // (contract_invalid), and it is not a wrong output.
     bool b_claims = false, c_claims = false;
     for (const auto* r : all_b) {
         if (r->ok.has_value()) b_claims = true;
-        if (r->ok == false) invalid.push_back(label(*r) + " printed ok=false: the baseline fails its own check");
+        if (r->ok == false && !found_invalid(*r))
+            invalid.push_back(label(*r) + " printed ok=false: the baseline fails its own check");
     }
     for (const auto* r : all_c) {
         if (r->ok.has_value()) c_claims = true;
-        if (r->ok == false) incorrect.push_back(label(*r) + " printed ok=false: the candidate's output is wrong");
+        if (r->ok == false && !found_invalid(*r))
+            incorrect.push_back(label(*r) + " printed ok=false: the candidate's output is wrong");
     }
     if (b_claims && !c_claims)
         invalid.push_back("ok: the baseline reports a correctness check, the candidate prints none; both must follow "
@@ -110,7 +119,7 @@ json compare_runs(const compare_input& in) {
                               h["id"] == g["id"]);
             if (!dup) flags.push_back(std::move(g));
         }
-        if (r->status == "invalid" && r->line.is_object() && r->line.contains("reason") && r->line["reason"].is_string()) {
+        if (found_invalid(*r)) {
             std::string why = fmt::format("the trusted runner found the {} run {}: {}", r->role, r->index, r->reason);
             if (std::find(contract_invalid.begin(), contract_invalid.end(), why) == contract_invalid.end())
                 contract_invalid.push_back(std::move(why));

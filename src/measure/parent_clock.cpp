@@ -2,6 +2,8 @@
 #include "measure/parent_clock.h"
 
 #include <poll.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -54,6 +56,12 @@ std::string quoted(const std::string& text) {
     return "\"" + s + (text.size() > 60 ? "...\"" : "\"");
 }
 
+double realtime_ms() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 double num(const json& j, const char* key, double fallback) {
     return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
 }
@@ -63,6 +71,7 @@ json clock_bound::to_json() const {
     auto r = [](double x) { return std::round(x * 1e4) / 1e4; };
     json j{{"bound", held ? (lower ? "held" : "not applied") : "broken"},
            {"samples", samples},
+           {"stamped", stamped},
            {"fixed_ms", r(fixed_ms)},
            {"fixed_spread_ms", r(fixed_spread_ms)},
            {"window_ms", r(window_ms)},
@@ -114,6 +123,7 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     const std::string timer = line.value("timer", "");
     b.applies = true;
     b.samples = samples.size();
+    b.stamped = log.stamped;
     b.waited_ms = log.waited_ms;
     b.fixed_ms = median_of(fixed);
     {  // how much a sample's fixed cost moves (CUPTI's start does, on a GPU): its upper quartile's lead
@@ -193,6 +203,7 @@ struct parent_clock::impl {
     std::string pending_kind;
     long pending_n = 0;
     std::chrono::steady_clock::time_point t0;
+    double t0_real_ms = 0;  // CLOCK_REALTIME at the release: the kernel's stamps are on that clock
     std::string peer_schedstat, own_schedstat;
     double delay0 = 0;
 
@@ -212,8 +223,9 @@ struct parent_clock::impl {
         return false;
     }
 
-    // One message; false ends the connection.
-    bool on_line(const std::string& text, std::chrono::steady_clock::time_point at) {
+    // One message; false ends the connection. `sent_real_ms` is the kernel's stamp of the record
+    // that carried it (CLOCK_REALTIME ms; < 0: none).
+    bool on_line(const std::string& text, std::chrono::steady_clock::time_point at, double sent_real_ms) {
         const auto words = split(text, ' ');
         const std::string verb = words.empty() ? "" : words[0];
         if (log.ended) return fail("a message after \"end\"");
@@ -239,6 +251,7 @@ struct parent_clock::impl {
             const std::string go = "go " + random_hex(8) + "\n";
             delay0 = delays();
             t0 = std::chrono::steady_clock::now();
+            t0_real_ms = realtime_ms();
             if (!write_all(conn, go)) return false;
             return true;
         }
@@ -246,7 +259,15 @@ struct parent_clock::impl {
             if (!pending || words.size() != 1) return fail("\"done\" with no sample out");
             pending = false;
             const double waited = std::max(0.0, (delays() - delay0) / 1e6);
-            const double window = std::chrono::duration<double, std::milli>(at - t0).count();
+            double window = std::chrono::duration<double, std::milli>(at - t0).count();
+            // The kernel's stamp of "done" ends the window when there is one. It is on the
+            // realtime clock, which a step could move: it is used only where it is not after the
+            // read and not before the release.
+            const double stamped = sent_real_ms - t0_real_ms;
+            if (sent_real_ms >= 0 && stamped >= 0 && stamped <= window) {
+                window = stamped;
+                if (pending_kind == "timed") ++log.stamped;
+            }
             const double ms = std::max(0.0, window - std::min(waited, window));
             if (pending_kind == "timed") log.waited_ms += std::min(waited, window);
             if (pending_kind == "empty") log.empty.push_back({ms, pending_n});
@@ -298,8 +319,11 @@ struct parent_clock::impl {
         if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid > 0)
             peer_schedstat = fmt::format("/proc/{}/task/{}/schedstat", peer.pid, peer.pid);
         own_schedstat = "/proc/thread-self/schedstat";
+        const int on = 1;
+        ::setsockopt(conn, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);  // stamps of later sends
         std::string buf;
         char chunk[4096];
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec)) * 2];
         // After stop, what is already readable is still read: the run's last messages.
         for (;;) {
             pollfd p{conn, POLLIN, 0};
@@ -309,13 +333,31 @@ struct parent_clock::impl {
                 if (stop.load()) break;
                 continue;
             }
-            const ssize_t n = ::read(conn, chunk, sizeof chunk);
+            iovec iov{chunk, sizeof chunk};
+            msghdr msg{};
+            msg.msg_iov = &iov;
+            msg.msg_iovlen = 1;
+            msg.msg_control = control;
+            msg.msg_controllen = sizeof control;
+            const ssize_t n = ::recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
             const auto at = std::chrono::steady_clock::now();
             if (n <= 0) break;
+            if (msg.msg_flags & MSG_TRUNC) {
+                fail("a message of over 4096 bytes");
+                break;
+            }
+            double sent_real_ms = -1;
+            for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS &&
+                    c->cmsg_len >= CMSG_LEN(sizeof(timespec))) {
+                    timespec ts{};
+                    std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+                    sent_real_ms = static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+                }
             buf.append(chunk, static_cast<std::size_t>(n));
             bool go_on = true;
             for (std::size_t nl; go_on && (nl = buf.find('\n')) != std::string::npos;) {
-                go_on = on_line(buf.substr(0, nl), at);
+                go_on = on_line(buf.substr(0, nl), at, sent_real_ms);
                 buf.erase(0, nl + 1);
             }
             if (!go_on) break;
@@ -342,7 +384,7 @@ parent_clock::parent_clock() : m(std::make_unique<impl>()) {
     addr.sun_family = AF_UNIX;
     if (m->path.size() >= sizeof addr.sun_path) throw tool_error("the parent's clock socket path is too long: " + m->path);
     std::memcpy(addr.sun_path, m->path.c_str(), m->path.size() + 1);
-    m->listen_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    m->listen_fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     if (m->listen_fd < 0 || ::bind(m->listen_fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
         ::listen(m->listen_fd, 1) != 0) {
         const std::string why = std::strerror(errno);

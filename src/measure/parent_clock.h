@@ -7,8 +7,12 @@
 // does but its calls), which give the fixed cost of one. After the run, a result whose sample
 // times add up to less than the parent saw, minus that fixed cost and a margin, is invalid.
 //
-// Wire (one text line per message, over a Unix socket the runner connects to at its start; the
-// socket's path is in the private stdin line and is unlinked once the runner is connected):
+// Wire (one text line per message, over a Unix SOCK_SEQPACKET socket the runner connects to at
+// its start; the socket's path is in the private stdin line and is unlinked once the runner is
+// connected). A window ends when the kernel took the runner's "done" (its SO_TIMESTAMPNS stamp),
+// not when this thread woke to read it: on a VM an idle vCPU can take milliseconds to wake, and
+// that wait is neither the candidate's time nor a wait the scheduler counts (run_delay). The
+// runner spins for "go" for the same reason.
 //   runner -> parent:  "hello 1"                     once, first
 //                      "ready empty N" | "ready gap N" | "ready timed CALLS"   a sample's start
 //                                                    (an empty sample runs the sample's loop over
@@ -50,6 +54,7 @@ struct parent_clock_log {
         long calls;
     };
     double waited_ms = 0;            ///< runnable-but-waiting time taken out of the timed windows, in all
+    std::size_t stamped = 0;         ///< windows ended by the kernel's stamp of "done" (others: by the read)
     std::vector<window> timed;       ///< timed samples, in order
 };
 
@@ -78,6 +83,7 @@ struct clock_bound {
     bool held = true;
     std::string reason;              ///< why it did not hold
     std::size_t samples = 0;
+    std::size_t stamped = 0;         ///< samples whose window ended at the kernel's stamp of "done"
     bool lower = true;               ///< the bound applies to this timer (not to cuda_events)
     double fixed_ms = 0, loop_ms_per_call = 0, window_ms = 0, reported_ms = 0, excess_ms = 0, allowance_ms = 0,
            gap_ms_per_op = 0, waited_ms = 0, fixed_spread_ms = 0;
@@ -90,7 +96,8 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
 void apply_clock_bound(json& line, const clock_bound& bound);
 
 /// The parent's half, serving one run: listens on a fresh socket in a private folder and
-/// answers the runner on a thread of its own, timing each window on the steady clock. A window
+/// answers the runner on a thread of its own, timing each window from the release to the
+/// kernel's stamp of the answer (the steady clock's read of it where there is no stamp). A window
 /// leaves out the time the runner's thread and this one spent runnable but waiting for a CPU
 /// (/proc schedstat's run_delay), so that a loaded machine does not read as missing time: the
 /// runner's time inside its timed calls counts such waits, its time between them does not.

@@ -100,7 +100,7 @@ namespace {
 // The harness's side of the parent's clock (src/measure/parent_clock.h), as a trusted run
 // plays it: one empty sample, then one released window per sample, each `window_ms` long.
 void play_parent_clock(const std::string& address, std::size_t samples, long calls, double window_ms) {
-    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
     sockaddr_un addr{};
     addr.sun_family = AF_UNIX;
     if (fd < 0 || address.size() >= sizeof addr.sun_path) {
@@ -112,10 +112,9 @@ void play_parent_clock(const std::string& address, std::size_t samples, long cal
         ::close(fd);
         return;
     }
-    auto await_go = [fd] {
-        char c = 0;
-        while (::read(fd, &c, 1) == 1 && c != '\n') {
-        }
+    auto await_go = [fd] {  // one message: the release
+        char buf[64];
+        [[maybe_unused]] const ssize_t n = ::read(fd, buf, sizeof buf);
     };
     write_all(fd, "hello 1\nready empty 0\n");
     await_go();
