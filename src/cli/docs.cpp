@@ -7,7 +7,7 @@
 
 namespace hotkernel {
 namespace {
-const char* type_label(param_type t) {
+const char* schema_type_words(param_type t) {
     switch (t) {
         case param_type::string: return "string";
         case param_type::integer: return "integer";
@@ -78,7 +78,7 @@ std::string tools_markdown() {
             const std::string bounds = param_limits(p, false);  // the default has its own column
             std::string text = bounds.empty() ? p.summary : p.summary + ". " + bounds + ".";
             if (!p.details.empty()) text += (text.ends_with(".") ? " " : ". ") + p.details;
-            std::string type = p.or_true ? "string or true" : type_label(p.type);
+            std::string type = p.or_true ? "string or true" : schema_type_words(p.type);
             if (!p.choices.empty()) type += ": " + fmt::format("{}", fmt::join(p.choices, " \\| "));
             md += fmt::format("| `{}` | `{}` | {} | {} | {} |\n", p.name, p.positional ? p.name : "--" + to_kebab(p.name), type,
                               cell(def), cell(text));

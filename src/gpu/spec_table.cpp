@@ -63,8 +63,6 @@ std::string strip_prefix_ci(const std::string& s, std::string_view prefix) {
     return s;
 }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 }  // namespace
 
 std::string normalize_gpu_name(std::string_view name) {
@@ -97,17 +95,17 @@ std::string gpu_spec::display_name() const {
 
 json gpu_spec::to_json() const {
     json peaks = json::object();
-    for (const auto& d : spec_dtypes) peaks[d] = opt(peak(d));
+    for (const auto& d : spec_dtypes) peaks[d] = number_or_null(peak(d));
     return json{
         {"key", key},
         {"nvidia_smi_names", nvidia_smi_names},
         {"compute_capability", compute_capability ? json(*compute_capability) : json(nullptr)},
         {"sm_count", sm_count ? json(*sm_count) : json(nullptr)},
-        {"boost_mhz", opt(boost_mhz)},
-        {"l2_mib", opt(l2_mib)},
-        {"memory_gb", opt(memory_gb)},
-        {"mem_gbs", opt(mem_gbs)},
-        {"tdp_w", opt(tdp_w)},
+        {"boost_mhz", number_or_null(boost_mhz)},
+        {"l2_mib", number_or_null(l2_mib)},
+        {"memory_gb", number_or_null(memory_gb)},
+        {"mem_gbs", number_or_null(mem_gbs)},
+        {"tdp_w", number_or_null(tdp_w)},
         {"peak_tflops", peaks},
         {"source", source},
     };

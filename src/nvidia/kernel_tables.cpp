@@ -9,7 +9,7 @@
 namespace hotkernel {
 namespace {
 
-json opt(const std::optional<double>& v, int digits = 2) {
+json rounded_or_null(const std::optional<double>& v, int digits = 2) {
     if (!v) return nullptr;
     const double scale = std::pow(10.0, digits);
     return std::round(*v * scale) / scale;
@@ -32,14 +32,14 @@ json ncu_kernel_table(const ncu_report& report, std::size_t n) {
         json r;
         r["id"] = l.id;
         r["name"] = l.kernel_name;
-        r["duration_ns"] = opt(l.duration_ns, 1);
-        r["share_pct"] = (l.duration_ns && total_ns > 0) ? opt(100.0 * *l.duration_ns / total_ns) : json(nullptr);
-        r["achieved_occupancy_pct"] = opt(l.achieved_occupancy_pct);
-        r["theoretical_occupancy_pct"] = opt(l.theoretical_occupancy_pct);
-        r["dram_throughput_pct"] = opt(l.dram_throughput_pct);
-        r["memory_throughput_pct"] = opt(l.memory_throughput_pct);
-        r["sm_throughput_pct"] = opt(l.sm_throughput_pct);
-        r["registers_per_thread"] = opt(l.registers_per_thread, 0);
+        r["duration_ns"] = rounded_or_null(l.duration_ns, 1);
+        r["share_pct"] = (l.duration_ns && total_ns > 0) ? rounded_or_null(100.0 * *l.duration_ns / total_ns) : json(nullptr);
+        r["achieved_occupancy_pct"] = rounded_or_null(l.achieved_occupancy_pct);
+        r["theoretical_occupancy_pct"] = rounded_or_null(l.theoretical_occupancy_pct);
+        r["dram_throughput_pct"] = rounded_or_null(l.dram_throughput_pct);
+        r["memory_throughput_pct"] = rounded_or_null(l.memory_throughput_pct);
+        r["sm_throughput_pct"] = rounded_or_null(l.sm_throughput_pct);
+        r["registers_per_thread"] = rounded_or_null(l.registers_per_thread, 0);
         r["grid"] = l.grid_size;
         r["block"] = l.block_size;
         r["bound"] = hint.bound;
@@ -49,7 +49,7 @@ json ncu_kernel_table(const ncu_report& report, std::size_t n) {
             json jr;
             jr["rule"] = rule.name;
             jr["type"] = rule.type;
-            jr["estimated_speedup_pct"] = opt(rule.estimated_speedup_pct);
+            jr["estimated_speedup_pct"] = rounded_or_null(rule.estimated_speedup_pct);
             jr["description"] = rule.description;
             rules.push_back(jr);
         }
@@ -72,14 +72,14 @@ json nsys_kernel_table(const nsys_kern_sum& s, std::size_t n) {
         json r;
         r["name"] = k.name;
         // The share is recomputed over the file's kernels so merged grid/block rows add up.
-        r["time_pct"] = total > 0 ? opt(100.0 * k.total_ns / total) : json(k.time_pct);
-        r["total_ns"] = opt(k.total_ns, 1);
+        r["time_pct"] = total > 0 ? rounded_or_null(100.0 * k.total_ns / total) : json(k.time_pct);
+        r["total_ns"] = rounded_or_null(k.total_ns, 1);
         r["calls"] = k.instances;
-        r["avg_ns"] = opt(k.avg_ns, 1);
-        r["med_ns"] = opt(k.med_ns, 1);
-        r["min_ns"] = opt(k.min_ns, 1);
-        r["max_ns"] = opt(k.max_ns, 1);
-        r["std_ns"] = opt(k.stddev_ns, 1);
+        r["avg_ns"] = rounded_or_null(k.avg_ns, 1);
+        r["med_ns"] = rounded_or_null(k.med_ns, 1);
+        r["min_ns"] = rounded_or_null(k.min_ns, 1);
+        r["max_ns"] = rounded_or_null(k.max_ns, 1);
+        r["std_ns"] = rounded_or_null(k.stddev_ns, 1);
         rows.push_back(r);
     }
     json out;

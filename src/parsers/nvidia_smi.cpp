@@ -62,8 +62,6 @@ std::optional<std::string> first_of(const std::map<std::string, std::string>& ro
     return std::nullopt;
 }
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 // "9.0", "10.3": digits, one dot, digits.
 bool is_major_minor(const std::string& s) {
     auto dot = s.find('.');
@@ -199,8 +197,8 @@ std::vector<std::string> decode_clock_event_reasons(std::uint64_t mask) {
 json clock_state_json(const clock_state& s) {
     json j;
     j["index"] = s.index ? json(*s.index) : json(nullptr);
-    j["sm_clock_mhz"] = opt(s.sm_clock_mhz);
-    j["max_sm_clock_mhz"] = opt(s.max_sm_clock_mhz);
+    j["sm_clock_mhz"] = number_or_null(s.sm_clock_mhz);
+    j["max_sm_clock_mhz"] = number_or_null(s.max_sm_clock_mhz);
     if (s.event_reasons_mask) {
         j["clock_event_reasons_mask"] = fmt::format("0x{:016x}", *s.event_reasons_mask);
         j["clock_event_reasons"] = decode_clock_event_reasons(*s.event_reasons_mask);
@@ -210,8 +208,8 @@ json clock_state_json(const clock_state& s) {
         j["clock_event_reasons"] = json::array();
         j["throttled"] = nullptr;
     }
-    j["power_draw_w"] = opt(s.power_draw_w);
-    j["temperature_c"] = opt(s.temperature_c);
+    j["power_draw_w"] = number_or_null(s.power_draw_w);
+    j["temperature_c"] = number_or_null(s.temperature_c);
     return j;
 }
 

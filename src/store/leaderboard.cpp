@@ -42,7 +42,7 @@ std::string mean_std(const json& side) {
     return s;
 }
 
-std::string scalar(const json& v) {
+std::string cell_text(const json& v) {
     if (v.is_null()) return "—";
     if (v.is_string()) return v.get<std::string>();
     return dump_line(v);
@@ -110,7 +110,7 @@ std::string render_row(const result_entry& e, std::size_t rank) {
     return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |", rank,
                        cell(speedup_cell(r)), ci, cell(r.value("verdict", "")), cell(candidate),
                        mean_std(r.value("baseline", json())), mean_std(r.value("candidate", json())),
-                       cell(scalar(r.value("n", json()))), cell(scalar(r.value("seed", json()))),
+                       cell(cell_text(r.value("n", json()))), cell(cell_text(r.value("seed", json()))),
                        cell(string_field(d, "note")), cell(string_field(d, "who")),
                        cell(string_field(d, "recorded_utc")), e.rel_path);
 }

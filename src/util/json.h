@@ -2,6 +2,7 @@
 // wrote them, so readable output and snapshots follow the declaration order.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 namespace hotkernel {
@@ -15,4 +16,6 @@ inline std::string dump_line(const json& j) {
 inline std::string dump_pretty(const json& j) {
     return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
+/// A reading that may be missing: the number, or null.
+inline json number_or_null(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 }  // namespace hotkernel

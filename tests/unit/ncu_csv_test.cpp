@@ -4,11 +4,12 @@
 #include "nvidia/kernel_tables.h"
 #include "parsers/ncu_csv.h"
 #include "util/files.h"
+#include "fixtures.h"
 
 using namespace hotkernel;
 
 namespace {
-std::string fixture(const std::string& rel) { return read_file(std::string(HOTKERNEL_FIXTURES) + "/" + rel); }
+using hotkernel::test_fixtures::fixture;
 }  // namespace
 
 TEST(ncu_csv, real_saxpy_capture_with_preamble_ragged_rows_and_rules) {

@@ -7,11 +7,12 @@
 #include "nvidia/kernel_tables.h"
 #include "parsers/nsys_csv.h"
 #include "util/files.h"
+#include "fixtures.h"
 
 using namespace hotkernel;
 
 namespace {
-std::string fixture(const std::string& rel) { return read_file(std::string(HOTKERNEL_FIXTURES) + "/" + rel); }
+using hotkernel::test_fixtures::fixture;
 }  // namespace
 
 TEST(nsys_csv, current_cuda_gpu_kern_sum) {

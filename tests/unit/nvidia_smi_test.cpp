@@ -6,13 +6,12 @@
 
 #include "parsers/nvidia_smi.h"
 #include "util/files.h"
+#include "fixtures.h"
 
 using namespace hotkernel;
 
 namespace {
-std::string fixture(const std::string& name) {
-    return read_file(std::filesystem::path(HOTKERNEL_FIXTURES) / "h200" / name);
-}
+std::string h200_fixture(const std::string& name) { return hotkernel::test_fixtures::fixture("h200/" + name); }
 // The 20 fields capture.sh asked for in query-gpu.csv (the header prints canonical names).
 const std::vector<std::string> capture_fields = {
     "name", "driver_version", "memory.total", "power.limit", "power.max_limit", "power.default_limit",
@@ -22,7 +21,7 @@ const std::vector<std::string> capture_fields = {
 }  // namespace
 
 TEST(nvidia_smi, real_h200_nounits_capture) {
-    auto gpus = parse_gpu_query(fixture("query-gpu-nounits.csv"),
+    auto gpus = parse_gpu_query(h200_fixture("query-gpu-nounits.csv"),
                                 {"name", "driver_version", "memory.total", "power.limit", "compute_cap", "clocks.max.sm"});
     ASSERT_EQ(gpus.size(), 1u);
     const auto& g = gpus[0];
@@ -38,7 +37,7 @@ TEST(nvidia_smi, real_h200_nounits_capture) {
 }
 
 TEST(nvidia_smi, real_h200_capture_with_header_and_units) {
-    auto gpus = parse_gpu_query(fixture("query-gpu.csv"), capture_fields);
+    auto gpus = parse_gpu_query(h200_fixture("query-gpu.csv"), capture_fields);
     ASSERT_EQ(gpus.size(), 1u);
     const auto& g = gpus[0];
     EXPECT_EQ(g.name, "NVIDIA H200");
@@ -48,7 +47,7 @@ TEST(nvidia_smi, real_h200_capture_with_header_and_units) {
     EXPECT_EQ(*g.uuid, "GPU-28bcde5d-3b3f-a3b6-16f7-2ec19286727c");
     EXPECT_EQ(*g.mig_mode, "Disabled");
 
-    auto clocks = parse_clock_query(fixture("query-gpu.csv"), capture_fields);
+    auto clocks = parse_clock_query(h200_fixture("query-gpu.csv"), capture_fields);
     ASSERT_EQ(clocks.size(), 1u);
     EXPECT_DOUBLE_EQ(*clocks[0].sm_clock_mhz, 405);
     EXPECT_DOUBLE_EQ(*clocks[0].max_sm_clock_mhz, 1980);
@@ -117,10 +116,10 @@ TEST(nvidia_smi, old_driver_field_list_without_compute_cap) {
 }
 
 TEST(nvidia_smi, errors_instead_of_data_are_not_parsed_as_gpus) {
-    auto bogus = fixture("query-gpu-bogus.txt");
+    auto bogus = h200_fixture("query-gpu-bogus.txt");
     EXPECT_EQ(invalid_query_field(bogus), "bogus_field");
     EXPECT_EQ(invalid_query_field("Field \"compute_cap\" is not a valid field to query.\n\n"), "compute_cap");
-    EXPECT_FALSE(invalid_query_field(fixture("query-gpu-nounits.csv")).has_value());
+    EXPECT_FALSE(invalid_query_field(h200_fixture("query-gpu-nounits.csv")).has_value());
     EXPECT_FALSE(invalid_query_field("Field \"" + std::string(1 << 20, 'a')).has_value());  // long, no crash
     EXPECT_EQ(invalid_query_field("Field \"a\" x\nField \"compute_cap\" is not a valid field to query."), "compute_cap");
     EXPECT_THROW(parse_gpu_query("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
@@ -175,7 +174,7 @@ TEST(nvidia_smi, decode_every_known_bit_and_unknown_ones) {
 // The exact queries gpu_query runs, as a real H200 (driver 580.159.04) answered them; captured
 // by tests/gpu/check_gpu_info.sh on 2026-11-30 (another machine than query-gpu.csv's).
 TEST(nvidia_smi, real_h200_answers_to_the_exact_queries) {
-    auto gpus = parse_gpu_query(fixture("query-gpu-inventory.csv"));
+    auto gpus = parse_gpu_query(h200_fixture("query-gpu-inventory.csv"));
     ASSERT_EQ(gpus.size(), 1u);
     EXPECT_EQ(*gpus[0].index, 0);
     EXPECT_EQ(gpus[0].name, "NVIDIA H200");
@@ -187,7 +186,7 @@ TEST(nvidia_smi, real_h200_answers_to_the_exact_queries) {
     EXPECT_DOUBLE_EQ(*gpus[0].max_sm_clock_mhz, 1980);
     EXPECT_EQ(*gpus[0].mig_mode, "Disabled");
 
-    auto clocks = parse_clock_query(fixture("query-gpu-clocks.csv"));
+    auto clocks = parse_clock_query(h200_fixture("query-gpu-clocks.csv"));
     ASSERT_EQ(clocks.size(), 1u);
     json j = clock_state_json(clocks[0]);
     EXPECT_EQ(j["index"], 0);

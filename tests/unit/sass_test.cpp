@@ -7,11 +7,12 @@
 #include "parsers/sass.h"
 #include "util/errors.h"
 #include "util/files.h"
+#include "fixtures.h"
 
 using namespace hotkernel;
 
 namespace {
-std::string fixture(const std::string& rel) { return read_file(std::string(HOTKERNEL_FIXTURES) + "/" + rel); }
+using hotkernel::test_fixtures::fixture;
 }  // namespace
 
 TEST(sass, real_cubin_listing) {
