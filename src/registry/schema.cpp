@@ -134,7 +134,7 @@ json tool_listing(const tool_spec& tool) {
     json entry = {{"name", tool.name}, {"title", tool.title}, {"description", tool.description},
                   {"inputSchema", input_schema(tool)}};
     // The lean results' shapes; every other tool's result is described by its description and
-    // docs/tools.md (`hotkernel list-tools --output-schemas`), which keeps tools/list small (13.6 KB).
+    // docs/tools.md (`hotkernel list-tools --output-schemas`), which keeps tools/list small.
     if (tool.lean && !tool.output_schema.is_null()) entry["outputSchema"] = schema_outline(tool.output_schema, 0);
     entry["annotations"] = ann;
     return entry;

@@ -286,7 +286,7 @@ std::vector<bound_param<bench_args>> bench_params() {
 tool_spec bench_tool() {
     tool_spec t;
     t.name = "bench";
-    t.title = "Benchmark a script";
+    t.title = "Benchmark";
     t.summary = "Run a script n times, each its own process: mean/std/min and every sample";
     t.description =
         "Time a script over n runs: returns mean/std/min/median, ok, roofline_inputs, warnings and "

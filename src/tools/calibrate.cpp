@@ -154,7 +154,7 @@ std::string calibrate_render(const json& r) {
 tool_spec calibrate_tool() {
     tool_spec t;
     t.name = "calibrate";
-    t.title = "Measure this GPU's real bandwidth and bf16 rate";
+    t.title = "Calibrate a GPU";
     t.summary = "Measure and cache this GPU's streaming bandwidth and bf16 rate";
     t.description =
         "Measure this GPU's real bandwidth and bf16 rate: returns and caches both for roofline. Call it once "

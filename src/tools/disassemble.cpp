@@ -439,7 +439,7 @@ json handle(const disassemble_args& args, tool_context& ctx) {
 tool_spec disassemble_tool() {
     tool_spec t;
     t.name = "disassemble";
-    t.title = "Disassemble a kernel (SASS or PTX)";
+    t.title = "Disassemble";
     t.summary = "SASS or PTX of a cubin, binary or Triton cache entry, with a summary";
     t.description =
         "Disassemble a kernel: returns SASS/PTX and a summary (tensor cores, load width, spills). Call it to "

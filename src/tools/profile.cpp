@@ -321,7 +321,7 @@ json handle(const profile_args& args, tool_context& ctx) {
 tool_spec profile_tool() {
     tool_spec t;
     t.name = "profile";
-    t.title = "Profile a command with Nsight Compute or Nsight Systems";
+    t.title = "Nsight profile";
     t.summary = "A command under Nsight Compute or Nsight Systems: report and kernel summary";
     t.description =
         "Run a command under nsys or ncu: returns the report's path and a kernel summary (times, or occupancy "

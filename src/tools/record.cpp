@@ -137,7 +137,7 @@ json record_handler(const record_args& args, tool_context& ctx) {
 tool_spec record_tool() {
     tool_spec t;
     t.name = "record";
-    t.title = "Record a verify result";
+    t.title = "Record a result";
     t.summary = "Save a verify result under results/ and regenerate LEADERBOARD.md";
     t.description =
         "Save a verify result: returns the results/ file and the LEADERBOARD.md row. Call it after every "

@@ -96,7 +96,7 @@ json handle(const top_kernels_args& args, tool_context& ctx) {
 tool_spec top_kernels_tool() {
     tool_spec t;
     t.name = "top_kernels";
-    t.title = "Heaviest kernels in a saved profile CSV";
+    t.title = "Top kernels";
     t.summary = "The heaviest kernels of a saved nsys or ncu CSV";
     t.description =
         "Read a saved nsys or ncu CSV: returns the n heaviest kernels and a memory/compute/latency hint. Call "

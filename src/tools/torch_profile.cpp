@@ -121,7 +121,7 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
 tool_spec torch_profile_tool() {
     tool_spec t;
     t.name = "torch_profile";
-    t.title = "Profile a script with torch.profiler";
+    t.title = "torch.profiler profile";
     t.description =
         "Profile a script under torch.profiler: returns the top GPU kernels and aten ops by time. Call it "
         "first to see where the time goes (no Nsight needed).";

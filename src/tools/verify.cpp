@@ -464,7 +464,7 @@ std::vector<bound_param<verify_args>> verify_params() {
 tool_spec verify_tool() {
     tool_spec t;
     t.name = "verify";
-    t.title = "Verify a candidate against the baseline";
+    t.title = "Verify a candidate";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
         "Compare candidate to baseline: returns the verdict, speedup with its 95% CI, mean/std/min per side, "
