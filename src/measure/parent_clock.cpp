@@ -205,17 +205,13 @@ struct parent_clock::impl {
     std::chrono::steady_clock::time_point t0;
     double t0_real_ms = 0;  // CLOCK_REALTIME at the release: the kernel's stamps are on that clock
     std::string peer_schedstat, own_schedstat;
-    double delay0 = 0;
+    double peer_delay0 = 0, own_delay0 = 0;
 
-    // Both sides' waiting-for-a-CPU so far, in ns (what is unknown counts as 0).
-    double delays() const {
-        double d = 0;
-        for (const auto* p : {&peer_schedstat, &own_schedstat}) {
-            if (p->empty()) continue;
-            const double v = run_delay_ns(*p);
-            if (v > 0) d += v;
-        }
-        return d;
+    // A side's waiting-for-a-CPU so far, in ns (what is unknown counts as 0).
+    static double delay_of(const std::string& schedstat) {
+        if (schedstat.empty()) return 0;
+        const double v = run_delay_ns(schedstat);
+        return v > 0 ? v : 0;
     }
 
     bool fail(const std::string& why) {  // false: the connection ends
@@ -249,7 +245,8 @@ struct parent_clock::impl {
             pending_kind = kind;
             pending_n = n;
             const std::string go = "go " + random_hex(8) + "\n";
-            delay0 = delays();
+            peer_delay0 = delay_of(peer_schedstat);
+            own_delay0 = delay_of(own_schedstat);
             t0 = std::chrono::steady_clock::now();
             t0_real_ms = realtime_ms();
             if (!write_all(conn, go)) return false;
@@ -258,14 +255,20 @@ struct parent_clock::impl {
         if (verb == "done") {
             if (!pending || words.size() != 1) return fail("\"done\" with no sample out");
             pending = false;
-            const double waited = std::max(0.0, (delays() - delay0) / 1e6);
-            double window = std::chrono::duration<double, std::milli>(at - t0).count();
+            const double peer_waited = std::max(0.0, (delay_of(peer_schedstat) - peer_delay0) / 1e6);
+            const double own_waited = std::max(0.0, (delay_of(own_schedstat) - own_delay0) / 1e6);
+            const double read_window = std::chrono::duration<double, std::milli>(at - t0).count();
+            double window = read_window;
+            double waited = peer_waited + own_waited;
             // The kernel's stamp of "done" ends the window when there is one. It is on the
             // realtime clock, which a step could move: it is used only where it is not after the
-            // read and not before the release.
+            // read and not before the release. This thread slept from the release to the send,
+            // so its waits came after the window; the runner's, read at the read, are counted
+            // in the share of the time to the read that the window is.
             const double stamped = sent_real_ms - t0_real_ms;
-            if (sent_real_ms >= 0 && stamped >= 0 && stamped <= window) {
+            if (sent_real_ms >= 0 && stamped >= 0 && stamped <= read_window) {
                 window = stamped;
+                waited = read_window > 0 ? peer_waited * (stamped / read_window) : 0;
                 if (pending_kind == "timed") ++log.stamped;
             }
             const double ms = std::max(0.0, window - std::min(waited, window));
