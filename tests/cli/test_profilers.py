@@ -77,9 +77,9 @@ def test_torch_profile_timeout_names_what_it_was_waiting_for(scaffold, tmp_path)
     py, _ = scaffold
     slow = tmp_path / "slow.py"
     slow.write_text("import time\ntime.sleep(600)\n")
-    rc, _, _, err = hk("--python", py, "torch-profile", str(slow), "--timeout-s", "60", tmp_path=tmp_path, timeout=200)
-    assert rc == 1 and "timed out after 60 s" in err
-    # torch's import can take most of a minute on a loaded machine: either stage is named
+    rc, _, _, err = hk("--python", py, "torch-profile", str(slow), "--timeout-s", "8", tmp_path=tmp_path, timeout=120)
+    assert rc == 1 and "timed out after 8 s" in err
+    # torch's import can take longer than that on a loaded machine: either stage is named
     assert re.search(r"while (importing torch|running the script under torch\.profiler) \(from [0-9.]+ s on\)", err), err
 
 
