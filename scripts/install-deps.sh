@@ -2,13 +2,14 @@
 # Installs what hotkernel's build, example and tests need on Debian 12, idempotently:
 # a second run installs nothing. Parts: build, python (Debian's torch 1.13), torch2 (a venv
 # with a current torch, triton and cuobjdump from PyPI), node (the MCP TypeScript test client),
-# mcp-python (a venv with the official MCP Python SDK client), fuzz (clang).
-# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz]   (default: all)
+# mcp-python (a venv with the official MCP Python SDK client), fuzz (clang), shells (bash, zsh, fish
+# and man, which the completion and man page tests drive).
+# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz] [shells]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz)
+[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz shells)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 TORCH2_VENV=${HOTKERNEL_TORCH2_VENV:-/opt/hotkernel-dev/torch2}
@@ -24,6 +25,7 @@ want torch2 && apt_pkgs+=(python3-venv binutils)
 want mcp-python && apt_pkgs+=(python3-venv)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
 want fuzz && apt_pkgs+=(clang libclang-rt-14-dev)
+want shells && apt_pkgs+=(bash zsh fish man-db groff-base)
 
 missing=()
 for p in "${apt_pkgs[@]}"; do

@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/command_line.h"
+#include "cli/completions.h"
 #include "cli/docs.h"
 #include "mcp/server.h"
 #include "process/fake_runner.h"
@@ -40,18 +42,6 @@ std::string option_help(const param_spec& p) {
     if (!p.details.empty()) h += " " + p.details;
     if (!p.choices.empty()) h += fmt::format(" [{}]", fmt::join(p.choices, "|"));
     return h;
-}
-
-/// What CLI11 prints after the flag: the value's type, never TEXT for a number.
-const char* type_label(param_type t) {
-    switch (t) {
-        case param_type::integer: return "INT";
-        case param_type::number: return "FLOAT";
-        case param_type::boolean: return "BOOL";
-        case param_type::string:
-        case param_type::string_array: return "TEXT";
-    }
-    return "TEXT";
 }
 
 /// Turns what CLI11 collected into the tool's JSON arguments; numbers are parsed here so
@@ -155,9 +145,7 @@ int run_cli(int argc, char** argv) {
     CLI::App app{"hotkernel: the measuring loop for making a GPU kernel faster.\n"
                  "Every tool prints a readable result, or one JSON object with --json.\n"
                  "`hotkernel mcp` serves the same tools to an agent over stdio (MCP)."};
-    app.footer("Exit codes: 0 success; 1 the tool failed, or a verify --fail-on gate failed (slower, incorrect, "
-               "invalid, past the regression bound); 2 usage; 3 internal error (please report); 4 a --fail-on gate "
-               "undecided (inconclusive where the gate needs a decision: retry or raise --n).");
+    app.footer(std::string(exit_status_help));
     app.name("hotkernel");
     app.set_version_flag("--version", std::string("hotkernel ") + HOTKERNEL_VERSION);
     app.fallthrough(true);
@@ -167,24 +155,24 @@ int run_cli(int argc, char** argv) {
     bool quiet = false;
     std::string python;
     std::string json_out;
-    app.add_flag("--json", as_json, "Print the result as one JSON object: the full record (MCP returns it with detail: full)");
-    app.add_flag("--quiet,-q", quiet, "No progress on stderr (by default a bar on a terminal, a line a second in a log)");
-    app.add_option("--json-out", json_out, "Also write the result as JSON to this file (e.g. a verify result to pass to record)");
-    app.add_option("--python", python,
-                   "The Python interpreter that runs your kernels (default: $HOTKERNEL_PYTHON, else python3 on PATH)");
+    const std::map<std::string_view, bool*> switches = {{"--json", &as_json}, {"--quiet", &quiet}};
+    const std::map<std::string_view, std::string*> values_of = {{"--json-out", &json_out}, {"--python", &python}};
+    for (const auto& g : global_options) {
+        const std::string names = std::string(g.flag) + (g.alias.empty() ? "" : "," + std::string(g.alias));
+        if (g.value.empty()) app.add_flag(names, *switches.at(g.flag), std::string(g.help));
+        else app.add_option(names, *values_of.at(g.flag), std::string(g.help))->type_name(std::string(g.value));
+    }
 
-    auto* mcp = app.add_subcommand("mcp", "Serve every tool over MCP on stdin/stdout (newline-delimited JSON-RPC)");
-    auto* docs = app.add_subcommand("docs", "Print docs/tools.md, generated from the tool registry");
-    docs->group("");  // hidden: used by scripts/generate-docs and the docs check
-    bool readme_table = false;
-    docs->add_flag("--readme-table", readme_table, "Print the README's tool table instead");
-    bool warnings_doc = false;
-    docs->add_flag("--warnings", warnings_doc, "Print docs/warnings.md (every warning and flag id) instead");
-    auto* list = app.add_subcommand("list-tools", "Print the MCP tools/list result as JSON");
-    list->group("");
-    bool output_schemas = false;
-    list->add_flag("--output-schemas", output_schemas, "Print every tool's declared result schema instead, by name");
-
+    std::map<std::string_view, CLI::App*> command;
+    auto add_commands = [&](bool before_tools) {
+        for (const auto& c : cli_commands) {
+            if (c.before_tools != before_tools) continue;
+            command[c.name] = app.add_subcommand(std::string(c.name), std::string(c.help));
+            if (c.hidden) command[c.name]->group("");  // used by scripts/generate-docs and the docs check
+        }
+    };
+    add_commands(true);
+    auto* mcp = command.at("mcp");
     std::deque<flag_value> values;  // deque: CLI11 keeps pointers into it
     std::map<CLI::App*, const tool_spec*> tool_of;
     for (const auto& tool : all_tools()) {
@@ -202,15 +190,32 @@ int run_cli(int argc, char** argv) {
                     break;
                 case param_type::string_array:
                     v.option = sub->add_option(p.positional ? p.name : flag, v.list, help + " (repeat or comma-separate)");
-                    v.option->type_name(type_label(p.type));
+                    v.option->type_name(param_metavar(p.type));
                     break;
                 default:
                     v.option = sub->add_option(p.positional ? p.name + "," + flag : flag, v.text, help);
-                    v.option->type_name(type_label(p.type));
+                    v.option->type_name(param_metavar(p.type));
                     break;
             }
         }
     }
+
+    add_commands(false);
+    auto* docs = command.at("docs");
+    bool readme_table = false;
+    docs->add_flag("--readme-table", readme_table, "Print the README's tool table instead");
+    bool warnings_doc = false;
+    docs->add_flag("--warnings", warnings_doc, "Print docs/warnings.md (every warning and flag id) instead");
+    auto* completions = command.at("completions");
+    std::string shell;
+    completions->add_option("shell", shell, "bash, zsh or fish")->required();
+    completions->footer("\nbash: hotkernel completions bash > ~/.local/share/bash-completion/completions/hotkernel\n"
+                        "zsh:  hotkernel completions zsh > \"${fpath[1]}/_hotkernel\"\n"
+                        "fish: hotkernel completions fish > ~/.config/fish/completions/hotkernel.fish");
+    auto* man = command.at("man");
+    auto* list = command.at("list-tools");
+    bool output_schemas = false;
+    list->add_flag("--output-schemas", output_schemas, "Print every tool's declared result schema instead, by name");
 
     try {
         app.parse(argc, argv);
@@ -229,6 +234,19 @@ int run_cli(int argc, char** argv) {
         mcp_options opts;
         opts.python = python;
         return run_mcp_server(std::cin, std::cout, opts);
+    }
+    if (completions->parsed()) {
+        try {
+            std::cout << completion_script(shell);
+            return 0;
+        } catch (const usage_error& e) {
+            std::cerr << "hotkernel: error: " << e.what() << "\n";
+            return static_cast<int>(exit_status::usage);
+        }
+    }
+    if (man->parsed()) {
+        std::cout << man_page();
+        return 0;
     }
     if (docs->parsed()) {
         std::cout << (readme_table ? tools_readme_table() : warnings_doc ? findings_markdown() : tools_markdown());

@@ -62,6 +62,17 @@ json schema_outline(const json& schema, int depth) {
 
 }  // namespace
 
+const char* param_metavar(param_type t) {
+    switch (t) {
+        case param_type::integer: return "INT";
+        case param_type::number: return "FLOAT";
+        case param_type::boolean: return "BOOL";
+        case param_type::string:
+        case param_type::string_array: return "TEXT";
+    }
+    return "TEXT";
+}
+
 std::string param_value_text(const json& v) {
     if (v.is_string()) return v.get<std::string>().empty() ? "\"\"" : v.get<std::string>();
     if (v.is_array()) {

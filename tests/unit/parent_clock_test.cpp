@@ -196,7 +196,8 @@ TEST(ParentClock, TimesEachReleasedWindowAndHandsOutFreshSecrets) {
     ASSERT_EQ(log.empty.size(), 1u);
     ASSERT_EQ(log.timed.size(), 1u);
     EXPECT_EQ(log.timed[0].calls, 7);
-    EXPECT_GE(log.timed[0].ms, 20.0);
+    // The window leaves out the writer's waits for a CPU (this process's, here): with them, the sleep.
+    EXPECT_GE(log.timed[0].ms + log.waited_ms, 20.0 - 0.05);
     EXPECT_LT(log.empty[0].ms, log.timed[0].ms);
     EXPECT_EQ(log.stamped, 1u);  // the window ended at the kernel's stamp of "done", not at the read
 }
