@@ -44,7 +44,8 @@ class Release:
         self._write = os.write
         self._read = os.read
         self._clock = time.monotonic
-        self._wait = select.select
+        self._poller = select.poll()  # poll, not select: any descriptor number
+        self._poller.register(self._fd, select.POLLIN)
         self._set_blocking = os.set_blocking
         self._send("hello %d" % WIRE_VERSION)
 
@@ -70,7 +71,7 @@ class Release:
                     if deadline is None:
                         deadline = now + SPIN_S
                     elif now > deadline:
-                        self._wait([self._fd], [], [])
+                        self._poller.poll()
         finally:
             self._set_blocking(self._fd, True)
 
