@@ -35,14 +35,6 @@ struct flag_value {
     bool flag = false;
 };
 
-std::string option_help(const param_spec& p) {
-    param_spec shown = p;
-    if (!p.cli_default.is_null()) shown.default_value = p.cli_default;  // the default this front end fills in
-    std::string h = param_description(shown);
-    if (!p.details.empty()) h += " " + p.details;
-    if (!p.choices.empty()) h += fmt::format(" [{}]", fmt::join(p.choices, "|"));
-    return h;
-}
 
 /// Turns what CLI11 collected into the tool's JSON arguments; numbers are parsed here so
 /// a bad number gets the same kind of message as through MCP. A list's comma form
@@ -183,7 +175,7 @@ int run_cli(int argc, char** argv) {
             values.push_back(flag_value{.param = &p});
             auto& v = values.back();
             const std::string flag = "--" + to_kebab(p.name);
-            const std::string help = option_help(p);
+            const std::string help = param_cli_help(p);
             switch (p.type) {
                 case param_type::boolean:
                     v.option = sub->add_flag(flag + ",!--no-" + to_kebab(p.name), v.flag, help);

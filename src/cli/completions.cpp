@@ -1,8 +1,6 @@
 // Shell completions and the man page, rendered from the registry and cli/command_line.h.
 #include "cli/completions.h"
 
-#include <cctype>
-
 #include <fmt/format.h>
 
 #include "cli/command_line.h"
@@ -17,11 +15,6 @@ namespace {
 std::string flag_of(const param_spec& p) { return "--" + to_kebab(p.name); }
 bool takes_value(const param_spec& p) { return p.type != param_type::boolean; }
 bool is_number(const param_spec& p) { return p.type == param_type::integer || p.type == param_type::number; }
-std::string upper(std::string_view name) {
-    std::string out(name);
-    for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return out;
-}
 const char* metavar(const param_spec& p) { return param_metavar(p.type); }
 
 /// A description on one line, without the characters a completion spec gives a meaning to.
@@ -253,19 +246,15 @@ std::string man_page() {
     for (const auto& t : all_tools()) {
         std::string usage = "hotkernel " + to_kebab(t.name);
         for (const auto& p : t.params)
-            if (p.positional) usage += " " + std::string(p.required ? "" : "[") + upper(p.name) + (p.required ? "" : "]");
+            if (p.positional) usage += " " + std::string(p.required ? "" : "[") + to_upper(p.name) + (p.required ? "" : "]");
         s += ".SS \"" + roff(usage) + " [OPTIONS]\"\n" + roff(t.description) + "\n";
         if (!t.details.empty()) s += ".PP\n" + roff(t.details) + "\n";
         for (const auto& p : t.params) {
             std::string flags = flag_of(p);
             if (p.type == param_type::boolean) flags += ", --no-" + to_kebab(p.name);
-            param_spec shown = p;
-            if (!p.cli_default.is_null()) shown.default_value = p.cli_default;
-            std::string help = param_description(shown);
-            if (!p.details.empty()) help += " " + p.details;
-            if (!p.choices.empty()) help += fmt::format(" One of: {}.", fmt::join(p.choices, ", "));
+            std::string help = param_cli_help(p);
             if (p.positional) help += " Also the " + std::string(p.required ? "" : "optional ") + "positional argument " +
-                                      upper(p.name) + ".";
+                                      to_upper(p.name) + ".";
             s += man_option(flags, takes_value(p) ? metavar(p) : "", help);
         }
     }

@@ -56,10 +56,12 @@ std::string quoted(const std::string& text) {
     return "\"" + s + (text.size() > 60 ? "...\"" : "\"");
 }
 
+double ms_of(const timespec& ts) { return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6; }
+
 double realtime_ms() {
     timespec ts{};
     ::clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+    return ms_of(ts);
 }
 
 double num(const json& j, const char* key, double fallback) {
@@ -355,7 +357,7 @@ struct parent_clock::impl {
                     c->cmsg_len >= CMSG_LEN(sizeof(timespec))) {
                     timespec ts{};
                     std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-                    sent_real_ms = static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+                    sent_real_ms = ms_of(ts);
                 }
             buf.append(chunk, static_cast<std::size_t>(n));
             bool go_on = true;

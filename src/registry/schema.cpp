@@ -62,6 +62,15 @@ json schema_outline(const json& schema, int depth) {
 
 }  // namespace
 
+std::string param_cli_help(const param_spec& p) {
+    param_spec shown = p;
+    if (!p.cli_default.is_null()) shown.default_value = p.cli_default;  // the default this front end fills in
+    std::string h = param_description(shown);
+    if (!p.details.empty()) h += " " + p.details;
+    if (!p.choices.empty()) h += fmt::format(" [{}]", fmt::join(p.choices, "|"));
+    return h;
+}
+
 const char* param_metavar(param_type t) {
     switch (t) {
         case param_type::integer: return "INT";

@@ -61,6 +61,9 @@ std::string param_limits(const param_spec& p, bool with_default = true);
 /// The summary followed by param_limits(): the description the CLI and the docs show (with the
 /// details). tools/list carries the summary alone: its schema has the default and bounds.
 std::string param_description(const param_spec& p);
+/// A flag's help on the command line (--help, the man page): the description with the CLI's
+/// default, the details and the choices.
+std::string param_cli_help(const param_spec& p);
 /// What the command line shows after a flag: INT, FLOAT, BOOL or TEXT (never TEXT for a number).
 const char* param_metavar(param_type t);
 /// A default or choice as a user types it: strings bare, lists comma-joined.

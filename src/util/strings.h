@@ -11,6 +11,7 @@ std::string to_kebab(std::string_view snake);   ///< measured_mem_gbs -> measure
 std::string to_snake(std::string_view kebab);   ///< measured-mem-gbs -> measured_mem_gbs
 std::string trim(std::string_view s);
 std::string to_lower(std::string_view s);
+std::string to_upper(std::string_view s);
 std::vector<std::string> split(std::string_view s, char sep);
 std::string join(const std::vector<std::string>& parts, std::string_view sep = ", ");
 std::vector<std::string> split_lines(std::string_view s);  ///< accepts \n and \r\n
