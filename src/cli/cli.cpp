@@ -21,7 +21,7 @@
 #include "report/findings.h"
 #include "util/files.h"
 #include "util/strings.h"
-#include "version.h"
+#include "util/schema_version.h"
 
 namespace hotkernel {
 namespace {
@@ -139,7 +139,7 @@ int run_cli(int argc, char** argv) {
                  "`hotkernel mcp` serves the same tools to an agent over stdio (MCP)."};
     app.footer(std::string(exit_status_help));
     app.name("hotkernel");
-    app.set_version_flag("--version", std::string("hotkernel ") + HOTKERNEL_VERSION);
+    app.set_version_flag("--version", std::string("hotkernel ") + hotkernel_version());
     app.fallthrough(true);
     app.require_subcommand(0, 1);
 

@@ -7,7 +7,7 @@
 #include "registry/tool.h"
 #include "util/errors.h"
 #include "util/strings.h"
-#include "version.h"
+#include "util/schema_version.h"
 
 namespace hotkernel {
 namespace {
@@ -78,7 +78,7 @@ std::string bash_script() {
         "        '') COMPREPLY=($(compgen -W '{} --help --version' -- \"$cur\")); return ;;\n"
         "        completions) COMPREPLY=($(compgen -W '{}' -- \"$cur\")); return ;;\n"
         "        mcp|man) COMPREPLY=($(compgen -W '--help' -- \"$cur\")); return ;;\n",
-        HOTKERNEL_VERSION, valued, valued, top.substr(1), fmt::join(completion_shells, " "));
+        hotkernel_version(), valued, valued, top.substr(1), fmt::join(completion_shells, " "));
     for (const auto& t : all_tools()) {
         std::string opts = "--help", numbers, choices;
         for (const auto& p : t.params) {
@@ -121,7 +121,7 @@ std::string zsh_script() {
         "_hotkernel() {{\n"
         "    local curcontext=$curcontext state line ret=1\n"
         "    local -a commands=(\n",
-        HOTKERNEL_VERSION);
+        hotkernel_version());
     for (const auto& t : all_tools()) s += "        " + sh_quoted(to_kebab(t.name) + ":" + plain(t.summary)) + "\n";
     for (const auto& c : cli_commands)
         if (!c.hidden) s += "        " + sh_quoted(std::string(c.name) + ":" + plain(c.help)) + "\n";
@@ -166,7 +166,7 @@ std::string fish_script() {
     std::string s = fmt::format(
         "# fish completion for hotkernel {}, generated from its tool registry: hotkernel completions fish\n"
         "complete -c hotkernel -f\n",
-        HOTKERNEL_VERSION);
+        hotkernel_version());
     const std::string top = "complete -c hotkernel -n __fish_use_subcommand";
     for (const auto& g : global_options) {
         s += top + " -l " + std::string(g.flag.substr(2));
@@ -228,7 +228,7 @@ std::string completion_script(std::string_view shell) {
 }
 
 std::string man_page() {
-    std::string s = fmt::format(".TH HOTKERNEL 1 \"\" \"hotkernel {}\" \"User Commands\"\n", HOTKERNEL_VERSION);
+    std::string s = fmt::format(".TH HOTKERNEL 1 \"\" \"hotkernel {}\" \"User Commands\"\n", hotkernel_version());
     s += ".SH NAME\nhotkernel \\- the measuring loop for making a GPU kernel faster\n"
          ".SH SYNOPSIS\n.B hotkernel\n[\\fIOPTIONS\\fR] \\fICOMMAND\\fR [\\fIARGUMENTS\\fR]\n"
          ".br\n.B hotkernel mcp\n"

@@ -15,7 +15,7 @@
 #include "process/fork_server_runner.h"
 #include "render/render.h"
 #include "util/strings.h"
-#include "version.h"
+#include "util/schema_version.h"
 
 namespace hotkernel {
 namespace {
@@ -194,7 +194,7 @@ void mcp_session::send(const json& message) {
 }
 
 json mcp_session::server_info() const {
-    return json{{"name", "hotkernel"}, {"title", "hotkernel GPU kernel toolkit"}, {"version", HOTKERNEL_VERSION}};
+    return json{{"name", "hotkernel"}, {"title", "hotkernel GPU kernel toolkit"}, {"version", hotkernel_version()}};
 }
 
 void mcp_session::send_result(const json& id, json result, bool modern) {

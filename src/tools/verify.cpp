@@ -34,7 +34,7 @@
 #include "util/words.h"
 #include "util/strings.h"
 #include "vcs/git_checkout.h"
-#include "version.h"
+#include "util/schema_version.h"
 
 namespace hotkernel {
 namespace {
@@ -286,7 +286,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     m["started_utc"] = started_utc;
     m["timestamp_utc"] = utc_now_iso();
     m["wall_s"] = wall_s;
-    m["hotkernel_version"] = HOTKERNEL_VERSION;
+    m["hotkernel_version"] = hotkernel_version();
     m["contract_hash"] = contract_hash();
     m["launcher"] = launcher->name();
     m["order"] = "ABBA (pair 1 baseline first, pair 2 candidate first, ...), warm-up pairs discarded";

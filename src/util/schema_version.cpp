@@ -9,10 +9,12 @@
 
 namespace hotkernel {
 
+const char* hotkernel_version() { return HOTKERNEL_VERSION; }
+
 void stamp_schema(json& object) {
     if (!object.is_object()) return;
     object["schema_version"] = fmt::format("{}.{}", schema_major, schema_minor);
-    object["hotkernel_version"] = HOTKERNEL_VERSION;
+    object["hotkernel_version"] = hotkernel_version();
 }
 
 std::string newer_schema(const json& object) {
@@ -30,7 +32,7 @@ std::string newer_schema(const json& object) {
         return fmt::format("its schema_version '{}'{} is not MAJOR.MINOR", shorten(text, 40), by);
     return fmt::format("its schema_version {}{} is newer than this hotkernel reads ({}.x, hotkernel {}); upgrade "
                        "hotkernel to read it",
-                       shorten(text, 40), by, schema_major, HOTKERNEL_VERSION);
+                       shorten(text, 40), by, schema_major, hotkernel_version());
 }
 
 }  // namespace hotkernel

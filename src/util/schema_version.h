@@ -12,6 +12,9 @@ namespace hotkernel {
 inline constexpr int schema_major = 1;
 inline constexpr int schema_minor = 0;
 
+/// This build's version (cmake/hotkernel_version.cmake: from git tags). The one reader of the
+/// generated version.h, so a new version recompiles one file.
+const char* hotkernel_version();
 /// Adds schema_version and hotkernel_version to a result object (nothing else is touched).
 void stamp_schema(json& object);
 /// "" when this hotkernel can read `object`; else why not, and what to do.
