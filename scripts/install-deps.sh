@@ -3,17 +3,19 @@
 # a second run installs nothing. Parts: build, python (Debian's torch 1.13), torch2 (a venv
 # with a current torch, triton and cuobjdump from PyPI), node (the MCP TypeScript test client),
 # mcp-python (a venv with the official MCP Python SDK client), fuzz (clang), shells (bash, zsh, fish
-# and man, which the completion and man page tests drive).
-# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz] [shells]   (default: all)
+# and man, which the completion and man page tests drive), wheel (a venv with scikit-build-core,
+# auditwheel and uv: scripts/build-wheel and the wheel's smoke test).
+# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz] [shells] [wheel]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz shells)
+[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz shells wheel)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 TORCH2_VENV=${HOTKERNEL_TORCH2_VENV:-/opt/hotkernel-dev/torch2}
 MCP_PY_VENV=${HOTKERNEL_MCP_PY_VENV:-/opt/hotkernel-dev/mcp-sdk}
+WHEEL_VENV=${HOTKERNEL_WHEEL_VENV:-/opt/hotkernel-dev/wheel}
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
 
 apt_pkgs=()
@@ -23,6 +25,7 @@ want build && apt_pkgs+=(build-essential cmake ninja-build pkg-config nlohmann-j
 want python && apt_pkgs+=(python3-torch python3-numpy python3-pytest)
 want torch2 && apt_pkgs+=(python3-venv binutils)
 want mcp-python && apt_pkgs+=(python3-venv)
+want wheel && apt_pkgs+=(python3-venv)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
 want fuzz && apt_pkgs+=(clang libclang-rt-14-dev)
 want shells && apt_pkgs+=(bash zsh fish man-db groff-base)
@@ -81,5 +84,16 @@ if want mcp-python; then
     $SUDO mkdir -p "$(dirname "$MCP_PY_VENV")"
     $SUDO /usr/bin/python3 -m venv "$MCP_PY_VENV"
     $SUDO "$MCP_PY_VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-mcp-python.txt
+  fi
+fi
+
+if want wheel; then
+  if ! cmp -s scripts/requirements-wheel.txt "$WHEEL_VENV/requirements.txt"; then
+    echo "install-deps: creating $WHEEL_VENV (scikit-build-core, auditwheel, uv from PyPI)" >&2
+    $SUDO rm -rf "$WHEEL_VENV"
+    $SUDO mkdir -p "$(dirname "$WHEEL_VENV")"
+    $SUDO /usr/bin/python3 -m venv "$WHEEL_VENV"
+    $SUDO "$WHEEL_VENV/bin/pip" install -q --disable-pip-version-check -r scripts/requirements-wheel.txt
+    $SUDO cp scripts/requirements-wheel.txt "$WHEEL_VENV/requirements.txt"
   fi
 fi
