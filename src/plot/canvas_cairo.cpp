@@ -1,18 +1,64 @@
 // canvas over cairo: the image surface for PNG, the SVG surface for SVG.
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "plot/canvas.h"
 #include "util/errors.h"
+#include "util/strings.h"
 
 namespace hotkernel::plot {
 namespace {
 
 constexpr const char* font_family = "DejaVu Sans";
+
+// Whether fontconfig will find a configuration file: $FONTCONFIG_FILE (absolute, or under
+// $FONTCONFIG_PATH or /etc/fonts) or fonts.conf there. Asking fontconfig itself would load it,
+// and print the error this is here to avoid.
+bool fontconfig_file_exists() {
+    std::error_code ec;
+    const char* named = std::getenv("FONTCONFIG_FILE");
+    const std::string file = named && *named ? named : "fonts.conf";
+    if (file.front() == '/') return std::filesystem::exists(file, ec);
+    std::vector<std::string> dirs;
+    if (const char* path = std::getenv("FONTCONFIG_PATH"))
+        for (const auto& d : split(path, ':'))
+            if (!d.empty()) dirs.push_back(d);
+    dirs.push_back("/etc/fonts");
+    for (const auto& d : dirs)
+        if (std::filesystem::exists(std::filesystem::path(d) / file, ec)) return true;
+    return false;
+}
+
+// A machine with no fontconfig configuration (minimal GPU images have none, and the portable
+// binary's fontconfig looks where Debian keeps it) would print "Fontconfig error: Cannot load
+// default config file" on every drawing and find no font folders: it gets the usual ones instead.
+// Where a configuration exists, it is used as it is.
+void ensure_font_config() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        if (fontconfig_file_exists()) return;
+        static constexpr const char* fallback =
+            "<?xml version=\"1.0\"?><!DOCTYPE fontconfig SYSTEM \"fonts.dtd\"><fontconfig>"
+            "<dir>/usr/share/fonts</dir><dir>/usr/local/share/fonts</dir><dir prefix=\"xdg\">fonts</dir>"
+            "<cachedir prefix=\"xdg\">fontconfig</cachedir></fontconfig>";
+        FcConfig* config = FcConfigCreate();
+        if (!config) return;
+        // Once set, it is the process's configuration for good (fontconfig versions differ on
+        // whether setting it takes a reference, so ours is kept, not dropped).
+        if (!FcConfigParseAndLoadFromMemory(config, reinterpret_cast<const FcChar8*>(fallback), FcTrue) ||
+            !FcConfigSetCurrent(config))
+            FcConfigDestroy(config);
+    });
+}
 
 cairo_status_t append_bytes(void* closure, const unsigned char* data, unsigned int length) {
     static_cast<std::string*>(closure)->append(reinterpret_cast<const char*>(data), length);
@@ -40,6 +86,7 @@ struct canvas::impl {
 };
 
 canvas::canvas(format f, int width, int height) : m_impl(std::make_unique<impl>()), m_width(width), m_height(height) {
+    ensure_font_config();
     m_impl->fmt = f;
     if (f == format::svg) {
         m_impl->surface = cairo_svg_surface_create_for_stream(append_bytes, &m_impl->svg_bytes, width, height);
