@@ -80,7 +80,8 @@ const std::string& mcp_instructions() {
         "lose (never edit LEADERBOARD.md).\n"
         "5. roofline with bench/verify's roofline_inputs gives attainable_ms, the floor: stop when within ~10% of it.\n"
         "Long calls send progress and honour cancellation; pass timeout_s for slow scripts. A failed call returns "
-        "isError with text saying what to fix.";
+        "isError with text saying what to fix. A string argument is at most 4096 bytes unless its schema gives "
+        "another maxLength. Every result carries schema_version and hotkernel_version.";
     return text;
 }
 

@@ -47,11 +47,16 @@ json schema_outline(const json& schema, int depth) {
     json out = json::object();
     for (const char* k : {"type", "enum", "required"})
         if (schema.contains(k)) out[k] = schema[k];
+    // A nested object or list is named, not typed: its shape is in docs/tools.md, and "object"
+    // told a reader nothing the description had not (15 bytes each of every agent's context).
+    if (depth > 0 && out.contains("type") && (out["type"] == "object" || out["type"] == "array")) out.erase("type");
     if (depth == 0) out.erase("required");  // the lean and the full result both validate
     if (schema.contains("items") && depth < 1) out["items"] = schema_outline(schema["items"], depth + 1);
     if (schema.contains("properties") && depth < 1) {
         json props = json::object();
-        for (const auto& [k, v] : schema["properties"].items()) props[k] = schema_outline(v, depth + 1);
+        for (const auto& [k, v] : schema["properties"].items())
+            // Every result carries these two (the server's instructions say so): not in each outline.
+            if (depth > 0 || (k != "schema_version" && k != "hotkernel_version")) props[k] = schema_outline(v, depth + 1);
         out["properties"] = props;
     } else {
         out.erase("required");  // required names only make sense beside their properties
@@ -122,10 +127,17 @@ json input_schema(const tool_spec& tool) {
     json required = json::array();
     for (const auto& p : tool.params) {
         // The summary alone: default, bounds and choices are schema keywords of their own.
+        // A string's maxLength is written where it is not the default (4096, PATH_MAX: a path, a name,
+        // a shape); the default is said once, in the server's instructions and docs/mcp.md, since
+        // 33 copies of it were 4% of tools/list. Validation applies it to every string alike.
         json prop = {{"type", type_name(p.type)}, {"description", p.summary}};
-        if (p.type == param_type::string_array) prop["items"] = {{"type", "string"}, {"maxLength", max_length_of(p)}};
+        const bool own_length = max_length_of(p) != default_max_length;
+        if (p.type == param_type::string_array) {
+            prop["items"] = {{"type", "string"}};
+            if (own_length) prop["items"]["maxLength"] = max_length_of(p);
+        }
         if (!p.choices.empty()) prop["enum"] = p.choices;
-        else if (p.type == param_type::string) prop["maxLength"] = max_length_of(p);
+        else if (p.type == param_type::string && own_length) prop["maxLength"] = max_length_of(p);
         // A whole bound is written as an integer (1, not 1.0): the same number to JSON Schema.
         auto bound = [](double d) { return std::floor(d) == d && std::fabs(d) < 1e15 ? json(static_cast<long long>(d)) : json(d); };
         if (p.minimum) prop[p.exclusive_minimum ? "exclusiveMinimum" : "minimum"] = bound(*p.minimum);

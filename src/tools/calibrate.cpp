@@ -154,11 +154,11 @@ std::string calibrate_render(const json& r) {
 tool_spec calibrate_tool() {
     tool_spec t;
     t.name = "calibrate";
-    t.title = "Calibrate a GPU";
+    t.title = "Calibrate";
     t.summary = "Measure and cache this GPU's streaming bandwidth and bf16 rate";
     t.description =
         "Measure this GPU's real bandwidth and bf16 rate: returns and caches both for roofline. Call it once "
-        "per card (needs a GPU).";
+        "per GPU.";
     t.details =
         "Measure, on this GPU and under the repo's own timer (warm-up, CUDA-graph replay timed by CUPTI's "
         "kernel records, or by events where CUPTI cannot be read; median of samples), the bandwidth of a "
@@ -195,7 +195,7 @@ tool_spec calibrate_tool() {
     return make_tool<calibrate_args>(
         std::move(t),
         {param(&calibrate_args::gpu, {.name = "gpu",
-                                      .summary = "Index of the GPU to measure",
+                                      .summary = "GPU index",
                                       .details = "Index of the GPU to measure, as nvidia-smi numbers them.",
                                       .default_value = 0,
                                       .minimum = 0,

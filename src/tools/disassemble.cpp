@@ -490,7 +490,7 @@ tool_spec disassemble_tool() {
                                            .required = true,
                                            .positional = true}),
          param(&disassemble_args::kernel, {.name = "kernel",
-                                           .summary = "Substring of the kernel's name",
+                                           .summary = "Part of the kernel's name",
                                            .details = "substring of the kernel name (case-insensitive); required for "
                                                       "triton-cache, a filter otherwise."}),
          param(&disassemble_args::level,

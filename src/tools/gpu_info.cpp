@@ -139,8 +139,8 @@ tool_spec gpu_info_tool() {
     t.title = "GPU info";
     t.summary = "Every GPU from nvidia-smi, with its datasheet row";
     t.description =
-        "List this machine's GPUs: returns name, driver, memory, clocks, compute capability and the datasheet "
-        "row (spec) of each. Call it first.";
+        "List this machine's GPUs: returns each one's name, driver, memory, clocks and datasheet row. Call it "
+        "first.";
     t.details =
         "Identify the GPU(s) in this machine via nvidia-smi: index, name, uuid, driver, memory_mib, "
         "power_limit_w, compute_capability, max_sm_clock_mhz for every GPU, plus `spec`, the matching "

@@ -345,7 +345,7 @@ std::string new_render(const json& r) {
 tool_spec new_tool() {
     tool_spec t;
     t.name = "new";
-    t.title = "Scaffold a target";
+    t.title = "Scaffold";
     t.summary = "Scaffold a baseline, a candidate and the contract from a PyTorch function";
     t.description =
         "Scaffold a target from a PyTorch function: returns the files written and next_steps. Call it first "
@@ -402,10 +402,10 @@ tool_spec new_tool() {
                                     .required = true,
                                     .positional = true}),
             param(&new_args::shape, {.name = "shape",
-                                     .summary = "Shape of input x, e.g. '4096x8192'",
+                                     .summary = "Shape of x, e.g. '4096x8192'",
                                      .required = true}),
             param(&new_args::extra, {.name = "extra",
-                                     .summary = "More inputs in call order: 'name:shape'",
+                                     .summary = "More inputs, 'name:shape', in order",
                                      .details = "Random tensors of the same dtype."}),
             param(&new_args::rotate, {.name = "rotate",
                                       .summary = "Inputs rotated so calls read DRAM",
@@ -423,22 +423,22 @@ tool_spec new_tool() {
                    .details = "It takes the dict of raw tensors (x and extra) and returns the dict of tensors the call "
                               "takes, in call order (a quantized weight and its scales)."}),
             param(&new_args::inputs, {.name = "inputs",
-                                      .summary = "With derive: its names, in call order",
+                                      .summary = "derive's outputs, in call order",
                                       .details = "e.g. ['x', 'w_q', 'scales']."}),
             param(&new_args::min_bytes, {.name = "min_bytes",
                                          .summary = "Bytes one call must read",
                                          .details = "One weight layout, say. Without it: the inputs' bytes.",
                                          .minimum = 1}),
             param(&new_args::dtype, {.name = "dtype",
-                                     .summary = "Dtype of the random inputs",
+                                     .summary = "Dtype of the inputs",
                                      .default_value = "bf16",
                                      .choices = {"bf16", "fp16", "fp32"}}),
             param(&new_args::name, {.name = "name",
-                                    .summary = "Target name (without it: the function's)"}),
+                                    .summary = "Target name (else the function's)"}),
             param(&new_args::out_dir,
-                  {.name = "out_dir", .summary = "Folder for the files (created)", .default_value = "."}),
+                  {.name = "out_dir", .summary = "Folder for the files", .default_value = "."}),
             param(&new_args::seed, {.name = "seed",
-                                    .summary = "Seed of the random inputs",
+                                    .summary = "Seed of the inputs",
                                     .default_value = 0,
                                     .minimum = 0,
                                     .maximum = 2147483647}),
@@ -459,7 +459,7 @@ tool_spec new_tool() {
                                      .default_value = false}),
             param(&new_args::warm,
                   {.name = "warm",
-                   .summary = "Start the fork server for them now",
+                   .summary = "Start their fork server now",
                    .details = "Only where it outlives this call: from the CLI a kept server, until idle for "
                               "HOTKERNEL_KEEP_WARM_S seconds (600; 0: none); in an MCP session its pool.",
                    .default_value = true}),

@@ -7,7 +7,7 @@
 namespace hotkernel {
 
 inline param_spec plot_param(const std::string& what) {
-    param_spec p = make_param("plot", param_type::string, "Draw it: a .png/.svg path, or true: a PNG (also an MCP image)");
+    param_spec p = make_param("plot", param_type::string, "A .png/.svg path, or true: a PNG");
     p.details = "Draws " + what + " to that file; true: a PNG in the runs folder, which MCP also returns as an image.";
     p.or_true = true;
     return p;

@@ -321,11 +321,11 @@ json handle(const profile_args& args, tool_context& ctx) {
 tool_spec profile_tool() {
     tool_spec t;
     t.name = "profile";
-    t.title = "Nsight profile";
+    t.title = "Nsight";
     t.summary = "A command under Nsight Compute or Nsight Systems: report and kernel summary";
     t.description =
-        "Run a command under nsys or ncu: returns the report's path and a kernel summary (times, or occupancy "
-        "and throughput). Call it when torch_profile is not enough.";
+        "Run a command under nsys or ncu: returns the report's path and a kernel summary. Call it when "
+        "torch_profile is not enough.";
     t.details =
         "Run a command under Nsight Systems (tool='nsys') or Nsight Compute (tool='ncu') and return the path "
         "of the report plus a parsed kernel summary. nsys gives the per-kernel time breakdown; ncu gives "
@@ -380,12 +380,12 @@ tool_spec profile_tool() {
                                           .summary = "Report path prefix",
                                           .details = "Without it: a new name under the hotkernel cache folder."}),
             param(&profile_args::n, {.name = "n",
-                                     .summary = "kernels to return in the summary",
+                                     .summary = "Kernels in the summary",
                                      .default_value = 20,
                                      .minimum = 1,
                                      .maximum = 10000}),
             param(&profile_args::timeout_s, {.name = "timeout_s",
-                                             .summary = "Limit for the run in seconds",
+                                             .summary = "Limit in seconds",
                                              .details = "wall-clock limit for the profiled run, in seconds.",
                                              .default_value = 900,
                                              .minimum = 1,

@@ -137,7 +137,7 @@ json record_handler(const record_args& args, tool_context& ctx) {
 tool_spec record_tool() {
     tool_spec t;
     t.name = "record";
-    t.title = "Record a result";
+    t.title = "Record";
     t.summary = "Save a verify result under results/ and regenerate LEADERBOARD.md";
     t.description =
         "Save a verify result: returns the results/ file and the LEADERBOARD.md row. Call it after every "
@@ -178,17 +178,17 @@ tool_spec record_tool() {
                {.name = "note", .summary = "One line: what changed",
                                 .details = "One line: what changed in the candidate.", .required = true}),
          param(&record_args::who, {.name = "who",
-                                   .summary = "One line: who wrote the candidate",
+                                   .summary = "One line: who wrote it",
                                    .details = "One line: honestly who produced the candidate (agent or person).",
                                    .required = true}),
          param(&record_args::results_dir,
-               {.name = "results_dir", .summary = "Folder holding the result files", .default_value = "results"}),
+               {.name = "results_dir", .summary = "Folder of result files", .default_value = "results"}),
          param(&record_args::leaderboard, {.name = "leaderboard",
-                                           .summary = "The leaderboard file to regenerate",
+                                           .summary = "Leaderboard to regenerate",
                                            .default_value = "LEADERBOARD.md"}),
          param(&record_args::exports,
                {.name = "export",
-                .summary = "Also write it as FORMAT:PATH (markdown, csv, bmf, github-action-benchmark)",
+                .summary = "FORMAT:PATH (markdown, csv, bmf, github-action-benchmark)",
                 .details = "bmf is Bencher's format, github-action-benchmark its customSmallerIsBetter input; a PATH "
                            "ending .md or .csv needs no FORMAT. docs/ci.md."}),
          param(&record_args::plot, plot_param("the target's history in results_dir"))},

@@ -29,7 +29,7 @@ bound_param<Args> warm_arg(bool Args::*member) {
 template <class Args>
 bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
     return param(member, {.name = "allow_unsandboxed",
-                          .summary = "Measure without the kernel sandbox",
+                          .summary = "Run without the kernel sandbox",
                           .details = "Without it such a run is refused. The sandbox is Landlock: writes only in the "
                                      "run's scratch folder and compiler caches. The result's sandbox says what was in "
                                      "force.",

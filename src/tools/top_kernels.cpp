@@ -100,7 +100,7 @@ tool_spec top_kernels_tool() {
     t.summary = "The heaviest kernels of a saved nsys or ncu CSV";
     t.description =
         "Read a saved nsys or ncu CSV: returns the n heaviest kernels and a memory/compute/latency hint. Call "
-        "it to re-read a report without profiling again.";
+        "it to re-read a report.";
     t.details =
         "Read a saved profile CSV (from profile()) and return the n heaviest kernels. tool='nsys': "
         "cuda_gpu_kern_sum CSV -> share of GPU time, calls, avg/med/min/max/std ns. tool='ncu': details CSV "
@@ -119,7 +119,7 @@ tool_spec top_kernels_tool() {
     return make_tool<top_kernels_args>(
         std::move(t),
         {param(&top_kernels_args::csv, {.name = "csv",
-                                        .summary = "The CSV (profile's csv_path)",
+                                        .summary = "profile's csv_path",
                                         .details = "path of the CSV (profile() returns it as csv_path).",
                                         .required = true,
                                         .positional = true}),
@@ -129,7 +129,7 @@ tool_spec top_kernels_tool() {
                                          .default_value = "auto",
                                          .choices = {"auto", "nsys", "ncu"}}),
          param(&top_kernels_args::n, {.name = "n",
-                                      .summary = "kernels to return",
+                                      .summary = "Kernels to return",
                                       .default_value = 10,
                                       .minimum = 1,
                                       .maximum = 10000})},

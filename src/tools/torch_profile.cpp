@@ -121,10 +121,10 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
 tool_spec torch_profile_tool() {
     tool_spec t;
     t.name = "torch_profile";
-    t.title = "torch.profiler profile";
+    t.title = "torch.profiler";
     t.description =
-        "Profile a script under torch.profiler: returns the top GPU kernels and aten ops by time. Call it "
-        "first to see where the time goes (no Nsight needed).";
+        "Run a script under torch.profiler: returns its top GPU kernels and aten ops. Call it first to see "
+        "where the time goes.";
     t.details =
         "Run a Python script under torch.profiler in the user's interpreter and return kernels (real GPU "
         "kernels by device time: calls, total/avg us, pct of total kernel time) and ops (aten ops with input "
@@ -135,7 +135,7 @@ tool_spec torch_profile_tool() {
     t.summary = "A script under torch.profiler: GPU kernels and aten ops";
     std::vector<bound_param<torch_profile_args>> params = {
         param(&torch_profile_args::script, {.name = "script",
-                                            .summary = "Python script to run (as __main__)",
+                                            .summary = "Script to run (as __main__)",
                                             .details = "path of the Python script to run (as __main__).",
                                             .required = true,
                                             .positional = true}),
@@ -146,10 +146,10 @@ tool_spec torch_profile_tool() {
                                        .minimum = 1,
                                        .maximum = 1000}),
         param(&torch_profile_args::args,
-              {.name = "args", .summary = "Arguments passed to the script",
+              {.name = "args", .summary = "Arguments for the script",
                                .details = "arguments passed to the script (its sys.argv[1:])."}),
         param(&torch_profile_args::timeout_s, {.name = "timeout_s",
-                                               .summary = "Limit for the script in seconds",
+                                               .summary = "Limit in seconds",
                                                .details = "wall-clock limit for the script under the profiler, in "
                                                           "seconds.",
                                                .default_value = 600,

@@ -403,10 +403,10 @@ std::string verify_summary(const json& r) {
 std::vector<bound_param<verify_args>> verify_params() {
     return {
         param(&verify_args::baseline,
-              {.name = "baseline", .summary = "Path of the baseline script", .required = true, .positional = true}),
+              {.name = "baseline", .summary = "Baseline script", .required = true, .positional = true}),
         param(&verify_args::candidate,
               {.name = "candidate",
-               .summary = "Path of the candidate script",
+               .summary = "Candidate script",
                .details = "Required unless baseline_ref is given; then it defaults to baseline's working copy.",
                .positional = true}),
         param(&verify_args::n, {.name = "n",
@@ -423,7 +423,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                                      .minimum = 0,
                                      .maximum = 100}),
         run_timeout_arg(&verify_args::timeout_s),
-        param(&verify_args::args, {.name = "args", .summary = "Extra arguments for both scripts",
+        param(&verify_args::args, {.name = "args", .summary = "Arguments for both scripts",
                                                    .details = "Extra arguments passed to both scripts after their "
                                                               "path."}),
         warm_arg(&verify_args::warm),
@@ -438,19 +438,19 @@ std::vector<bound_param<verify_args>> verify_params() {
                .default_value = true}),
         param(&verify_args::fail_on,
               {.name = "fail_on",
-               .summary = "CI gate: slower, not-faster or regression:<pct> (the result's gate)",
+               .summary = "CI gate: slower, not-faster or regression:<pct>",
                .details = "The result's gate says pass, fail or undecided, and the CLI exits 0, 1 or 4. slower fails on "
                           "slower, incorrect, invalid; not-faster passes only on faster (inconclusive is undecided); "
                           "regression:<pct> fails when the speedup's 95% CI lies below 1/(1+pct/100) and is undecided "
                           "when it straddles it. docs/ci.md."}),
         param(&verify_args::exports,
               {.name = "export",
-               .summary = "Also write it as FORMAT:PATH (markdown, csv, bmf, github-action-benchmark)",
+               .summary = "FORMAT:PATH (markdown, csv, bmf, github-action-benchmark)",
                .details = "bmf is Bencher's format, github-action-benchmark its customSmallerIsBetter input; a PATH "
                           "ending .md or .csv needs no FORMAT. docs/ci.md."}),
         param(&verify_args::baseline_ref,
               {.name = "baseline_ref",
-               .summary = "Git ref to read the baseline at (e.g. main)",
+               .summary = "Git ref of the baseline (e.g. main)",
                .details = "baseline's file and the other files of its folder, as they are in that commit, are copied to a "
                           "temporary folder and verified against the working copy (candidate, by default baseline's own "
                           "path)."}),
@@ -464,11 +464,11 @@ std::vector<bound_param<verify_args>> verify_params() {
 tool_spec verify_tool() {
     tool_spec t;
     t.name = "verify";
-    t.title = "Verify a candidate";
+    t.title = "Verify";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
-        "Compare candidate to baseline: returns the verdict, speedup with its 95% CI, mean/std/min per side, "
-        "flags, warnings and full_record. Call it after each change.";
+        "Compare candidate to baseline: returns the verdict, speedup with 95% CI, per-side stats, flags and "
+        "full_record. Call it after each change.";
     t.details =
         "Both scripts follow the bench contract (print one JSON line with \"ms\" and \"ok\"). verify runs them "
         "interleaved in ABBA order (baseline, candidate, candidate, baseline, ...) warmup+n times each (stopping early "

@@ -17,7 +17,8 @@ after(async () => { await conn?.client.close(); });
 test('initialize: server info, tools capability only, instructions', () => {
   const { client } = conn;
   assert.equal(client.getServerVersion().name, 'hotkernel');
-  assert.match(client.getServerVersion().version, /^\d+\.\d+\.\d+/);
+  // The wheel's version, from git tags (setuptools-scm's scheme, PEP 440): 0.1.dev266+g87c78df22, 0.2.0.
+  assert.match(client.getServerVersion().version, /^\d+(\.\d+)+(\.dev\d+)?(\+g[0-9a-f]+(\.d\d{8})?)?$/);
   const caps = client.getServerCapabilities();
   assert.ok(caps.tools, 'tools capability');
   assert.equal(caps.logging, undefined, 'logging must not be advertised');
