@@ -17,15 +17,15 @@ pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const canc
     std::string& stopped = out.stopped;
     const std::size_t warmup = plan.warmup, n = plan.n;
     const std::size_t pairs = warmup + n;
-    const double total_runs = static_cast<double>(2 * pairs);
-    double done = 0;
     std::size_t sequence = 0;
     auto side_ms = [](const std::vector<run_record>& v) {
         std::vector<double> ms;
         for (const auto& x : v) ms.push_back(x.ms);
         return ms;
     };
-    progress(0, total_runs, "starting");
+    // Progress is reported per pair (a pair is the unit the verdict grows by): half the
+    // notifications of a report per run, and each says what the pairs so far decide.
+    progress(0, static_cast<double>(pairs), "starting");
     for (std::size_t p = 0; p < pairs && stopped.empty(); ++p) {
         const bool warm = p < warmup;
         const std::size_t index = warm ? p + 1 : p - warmup + 1;
@@ -42,19 +42,18 @@ pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const canc
             auto& dest = warm ? (is_b ? in.warmup_baseline : in.warmup_candidate) : (is_b ? in.baseline : in.candidate);
             const bool failed = r.ok.has_value() && !*r.ok;
             dest.push_back(std::move(r));
-            done += 1;
-            std::string msg = fmt::format("{}{} {} of {}", warm ? "warm-up " : "", req.role, index, total);
-            if (!in.baseline.empty() && !in.candidate.empty()) {
-                const paired_stats ps = paired_ratio(side_ms(in.baseline), side_ms(in.candidate));
-                if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
-            }
-            progress(done, total_runs, msg);
             // ok=false in any run decides the verdict (incorrect, or invalid for the baseline);
             // more runs cannot change it. Finish the pair so both sides have a run to report.
             if (failed && plan.stop_early && stopped.empty())
                 stopped = fmt::format("stopped after {} {} printed ok=false: the verdict cannot change", req.role,
                                       warm ? "warm-up run " + std::to_string(index) : "run " + std::to_string(index));
         }
+        std::string msg = fmt::format("{}pair {} of {}", warm ? "warm-up " : "", index, total);
+        if (!in.baseline.empty() && !in.candidate.empty()) {
+            const paired_stats ps = paired_ratio(side_ms(in.baseline), side_ms(in.candidate));
+            if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
+        }
+        progress(static_cast<double>(p + 1), static_cast<double>(pairs), msg);
         if (!warm && plan.stop_early && stopped.empty() && p + 1 < pairs) {
             const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate));
             if (d.kind != stop_kind::go_on) stopped = d.why;

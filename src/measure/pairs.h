@@ -28,7 +28,7 @@ struct pair_outcome {
     std::string stopped;  ///< why the loop ended before n pairs ("" when it did not)
 };
 
-/// (runs done, runs planned, message) after each run, and (0, planned, "starting") first.
+/// (pairs done, pairs planned, message) after each pair, and (0, planned, "starting") first.
 using pair_progress = std::function<void(double, double, const std::string&)>;
 
 /// Runs the pairs. A run that fails throws from run_once (tool_error naming it). When a stop

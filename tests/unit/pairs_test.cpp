@@ -54,7 +54,7 @@ TEST(run_pairs, runs_abba_with_warm_ups_first_and_reports_each_run) {
     pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 3, .warmup = 1, .stop_early = false,
                                   .python = "python3", .timeout_s = 5},
                                  f, cancel_token{}, l, [&](double done, double total, const std::string& msg) {
-                                     EXPECT_EQ(total, 8);
+                                     EXPECT_EQ(total, 4);  // pairs: one warm-up, three timed
                                      progress.emplace_back(done, msg);
                                  });
     EXPECT_EQ(out.stopped, "");
@@ -63,11 +63,11 @@ TEST(run_pairs, runs_abba_with_warm_ups_first_and_reports_each_run) {
     std::vector<std::string> order;
     for (const run_record* r : in_launch_order(out.runs)) order.push_back((r->warmup ? "w" : "") + r->role.substr(0, 1));
     EXPECT_EQ(order, (std::vector<std::string>{"wb", "wc", "c", "b", "b", "c", "c", "b"}));
-    ASSERT_EQ(progress.size(), 9u);
+    ASSERT_EQ(progress.size(), 5u);  // "starting", then once a pair
     EXPECT_EQ(progress.front().second, "starting");
-    EXPECT_EQ(progress[1].second, "warm-up baseline 1 of 1");
-    EXPECT_EQ(progress.back().first, 8);
-    EXPECT_EQ(progress.back().second.rfind("baseline 3 of 3: speedup so far ", 0), 0u) << progress.back().second;
+    EXPECT_EQ(progress[1].second, "warm-up pair 1 of 1");
+    EXPECT_EQ(progress.back().first, 4);
+    EXPECT_EQ(progress.back().second.rfind("pair 3 of 3: speedup so far ", 0), 0u) << progress.back().second;
 }
 
 TEST(run_pairs, a_failed_check_stops_after_its_pair_and_says_which_run) {
