@@ -148,6 +148,10 @@ assert hk.MAX_ROTATE_K == 256 and hk.ROTATE_FACTOR == 3
 assert hk.rotation_k(1, L2) == hk.MAX_ROTATE_K
 assert hk.rotation_k(1 << 20, L2, rotate=False) == 1
 assert hk.rotation_k(1 << 20, 40 << 20) == 120               # K follows the cache size
+# a CPU's last-level cache gets CPU_ROTATE_FACTOR, a GPU's L2 ROTATE_FACTOR
+assert hk.CPU_ROTATE_FACTOR == 1.5
+assert hk.rotate_factor('cuda') == hk.rotate_factor('cuda:1') == 3 and hk.rotate_factor('cpu') == 1.5
+assert hk.rotation_k(8 << 20, 32 << 20, factor=hk.rotate_factor('cpu')) == 6   # the bundled example on 32 MiB
 b, src = hk.cache_bytes('cpu')
 assert b > 0 and src
 """, gelu)
@@ -217,7 +221,7 @@ def test_script_rotate_k_follows_the_cache_size(py, gelu, cache):
     assert rc == 0, err
     per_call = 2 * 2 * 64 * 128  # bf16 x read + out written
     assert line["cache_bytes"] == cache and line["cache_source"] == "HOTKERNEL_CACHE_BYTES"
-    assert line["cache_k"] == min(256, max(2, math.ceil(3 * cache / per_call)))
+    assert line["cache_k"] == min(256, max(2, math.ceil(contract_constant("CPU_ROTATE_FACTOR") * cache / per_call)))
     assert line["rotate_k"] == line["calls_per_sample"] == max(line["cache_k"], 5)  # iters 5: the cache rule wins
 
 
