@@ -350,6 +350,53 @@ print("OK")
 """ % str(ROOT / "python"), gelu)
 
 
+def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
+    # The trusted runner on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
+    # least a quarter) checked, picked after the sample, plus the spot checks. An honest kernel
+    # gets exactly that many checks a sample; one faking one call of every six is caught within
+    # 40 samples (it passes a sample with probability <= 1/2: 1e-12 for the run).
+    py_snippet(py, """
+import os, sys
+sys.path.insert(0, %r)
+os.environ["HOTKERNEL_CACHE_BYTES"] = str(64 << 10)  # K = 2: one set per call, 6 calls a sample
+import torch, torch.nn.functional as F, hotkernel_contract as hk, hotkernel_runner as runner
+assert [runner.cpu_checked_calls(n) for n in (1, 2, 3, 6, 12, 13, 48)] == [1, 2, 3, 3, 3, 4, 12]
+t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x128", "device": "cpu",
+               "dtype": "fp32", "iters": 6, "samples": 40, "warmup_s": 0.01})
+
+def measure(fn):
+    run = runner.TrustedRun(hk, torch, t, 1234)
+    counted = []
+    quick = run._quick_fn
+    run._quick_fn = lambda *a: counted.append(1) or quick(*a)
+    s = run.session
+    harness = runner.Harness(torch, hk, runner, [s.baseline_fn], {"run": run})
+    res = run.measure(fn, "candidate", harness, runner.ThreadWatch())
+    return res, len(counted)
+
+res, checks = measure(lambda x: F.gelu(x))
+assert res["status"] == "ok" and res["calls_per_sample"] == 6, res
+assert checks == 40 * (3 + runner.SPOT_CHECKS_PER_SAMPLE), checks  # not every call: 3 of 6, and 2 spot
+
+# the picks move from sample to sample and cover every call
+seen = set()
+run = runner.TrustedRun(hk, torch, t, 1234)
+for _ in range(200):
+    picked = run._picked_after_window(list(range(6)))
+    assert len(picked) == 3 and picked <= set(range(6))
+    seen |= picked
+assert seen == set(range(6)), seen
+
+n = [0]
+def one_in_six(x):
+    n[0] += 1
+    return torch.zeros_like(x) if n[0] %% 6 == 0 else F.gelu(x)
+res, _ = measure(one_in_six)
+assert res["status"] == "incorrect" and "sample" in res["reason"], res
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
 def test_run_file_imports_candidate_after_setup_and_writes_to_result_fd(py, gelu):
     marker = variant(gelu, "marker",
                      "    return _baseline(x)\nimport sys\nprint('IMPORTED', 'hotkernel_contract' in sys.modules, flush=True)\n")
