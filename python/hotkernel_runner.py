@@ -31,14 +31,15 @@ before its file is imported:
      The script's stdout is ignored.
 
 Defences, one per known cheat (measurement-anchors.md §10): outputs of every timed call are
-checked, each sample on fresh input values (caching, replay, batch-and-skip, warm-up detection,
-partial writes); inputs are compared before/after (mutation); NaN/Inf and tensor subclasses fail;
-the allocator is NaN-poisoned (unwritten outputs); some calls are checked right after they
-return, before any synchronisation (side streams, background threads, lazy work); threads
-started during timing are counted; the persisting-L2 limit is reset before every sample;
-timing uses primitives captured before import and the harness is checked for patches. The
-snapshot, thread watch, L2 guard and captured primitives live in hotkernel_defences.py; this file
-is the order of the steps and the measurement.
+checked on a GPU (on the CPU every output is held and a share is checked, picked after each
+sample: CPU_CHECKED_CALLS), each sample on fresh input values (caching, replay, batch-and-skip,
+warm-up detection, partial writes); inputs are compared before/after (mutation); NaN/Inf and
+tensor subclasses fail; the allocator is NaN-poisoned (unwritten outputs); some calls are
+checked right after they return, before any synchronisation (side streams, background threads,
+lazy work); threads started during timing are counted; the persisting-L2 limit is reset before
+every sample; timing uses primitives captured before import and the harness is checked for
+patches. The snapshot, thread watch, L2 guard and captured primitives live in
+hotkernel_defences.py; this file is the order of the steps and the measurement.
 """
 
 import sys
@@ -125,7 +126,7 @@ SPOT_CHECKS_PER_SAMPLE = 2
 # CPU_CHECKED_CALLS of them (at least CPU_CHECKED_SHARE of the calls) are checked, picked from
 # os.urandom after the sample's window has closed: while the calls run, nothing that says which
 # will be checked exists. A candidate that fakes r of a sample's n calls passes a sample with
-# probability C(n - r, m) / C(n, m) for m checked (the spot checks only add to that), so a run of
+# probability C(n - r, m) / C(n, m) for m checked (the spot checks only lower it), so a run of
 # S samples with probability (C(n - r, m) / C(n, m)) ** S (docs/measurement.md gives the figures).
 # Every GPU timer checks every held call.
 CPU_CHECKED_CALLS = 3
@@ -225,6 +226,8 @@ class TrustedRun:
         self.profile_check = False
         self.profiled = None
         self._profile_graph = None
+        self.cpu_checked = None  # held calls a CPU sample checks (_picked_after_window)
+        self._urandom = os.urandom  # taken now: the CPU's picks after each sample read it
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
         self._quick_fn = hk.check_quick  # the many outputs of timed calls
@@ -666,9 +669,14 @@ class TrustedRun:
     def _picked_after_window(self, idx):
         """The held calls (their indices, idx) a CPU sample checks: cpu_checked_calls of them, drawn
         from os.urandom when called (after the sample's window), by no state the candidate could
-        have read while its calls ran."""
-        m = cpu_checked_calls(len(idx))
-        return set(random.Random(int.from_bytes(os.urandom(16), "little")).sample(list(idx), m))
+        have read while its calls ran. os.urandom as taken before the candidate was imported, and
+        no generator of the random module (whose class a candidate could patch)."""
+        m = self.cpu_checked = cpu_checked_calls(len(idx))
+        pool = list(idx)
+        for i in range(m):  # a partial Fisher-Yates shuffle on 64-bit draws
+            j = i + int.from_bytes(self._urandom(8), "little") % (len(pool) - i)
+            pool[i], pool[j] = pool[j], pool[i]
+        return set(pool[:m])
 
     def _ref_of(self, sets, si, refs):
         """The reference for set si: from refs (a dict by set index, filled here) when given, else
@@ -1283,9 +1291,9 @@ def _run_released(args, inputs, release):
     # A GPU timer checks every held call; the CPU a share of them, picked after each sample.
     timed_calls = "every_timed_call" if trun.session.is_cuda else "sampled_timed_calls"
     result["checked"] = result.get("checked", []) + [timed_calls, "fresh_values_per_sample", "inputs_unchanged"]
-    if not trun.session.is_cuda and result.get("calls_per_sample"):
+    if trun.cpu_checked is not None:
         n = int(result["calls_per_sample"])
-        result["sampled_checks"] = {"calls_per_sample": n, "checked_per_sample": cpu_checked_calls(n),
+        result["sampled_checks"] = {"calls_per_sample": n, "checked_per_sample": trun.cpu_checked,
                                     "spot_per_sample": min(SPOT_CHECKS_PER_SAMPLE, n)}
     if getattr(trun, "host_ms", None) is not None:
         result["host_ms"] = trun.host_ms

@@ -6,8 +6,9 @@ values (drawn, then copied in, as fresh_round does), then one call per set, back
 timed by perf_counter and its output held. Where the sets a sample writes and reads fit in the
 last-level cache, the first calls read their inputs from it and read faster; the K where the time
 stops falling is the depth a CPU needs. Between set j's fresh write and its call go the other
-K - 1 sets' writes or calls, (K - 1) x bytes_per_call of traffic: traffic_over_cache. Prints one JSON line per (op, K):
-{"op", "k", "bytes_per_call", "cache_bytes", "traffic_over_cache", "ms_median", "ms_first_half", "ms_second_half"}.
+K - 1 sets' writes or calls, (K - 1) x bytes_per_call of traffic: traffic_over_cache. Prints
+one JSON line per (op, K): {"op", "k", "bytes_per_call", "cache_bytes", "traffic_over_cache",
+"ms_median", "ms_first_half", "ms_second_half"}.
 
     python3 bench/probes/cpu_rotation_probe.py [--samples 30] [--ks 2,3,4,6,8,12,16]
 """
@@ -63,7 +64,8 @@ def run(name, fn, shape, dtype, k, samples, cache):
         del held
     return {"op": name, "k": k, "bytes_per_call": per_call, "cache_bytes": cache,
             "traffic_over_cache": round((k - 1) * per_call / float(cache), 2),
-            "ms_median": round(statistics.median(all_), 4), "ms_first_half": round(statistics.median(first), 4),
+            "ms_median": round(statistics.median(all_), 4),
+            "ms_first_half": round(statistics.median(first), 4),
             "ms_second_half": round(statistics.median(second), 4)}
 
 

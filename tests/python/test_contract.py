@@ -358,7 +358,7 @@ def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
     py_snippet(py, """
 import os, sys
 sys.path.insert(0, %r)
-os.environ["HOTKERNEL_CACHE_BYTES"] = str(64 << 10)  # K = 2: one set per call, 6 calls a sample
+os.environ["HOTKERNEL_CACHE_BYTES"] = str(256 << 10)  # K = 6 (64 KiB a call): 6 calls a sample, however slow
 import torch, torch.nn.functional as F, hotkernel_contract as hk, hotkernel_runner as runner
 assert [runner.cpu_checked_calls(n) for n in (1, 2, 3, 6, 12, 13, 48)] == [1, 2, 3, 3, 3, 4, 12]
 t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x128", "device": "cpu",
@@ -378,13 +378,20 @@ res, checks = measure(lambda x: F.gelu(x))
 assert res["status"] == "ok" and res["calls_per_sample"] == 6, res
 assert checks == 40 * (3 + runner.SPOT_CHECKS_PER_SAMPLE), checks  # not every call: 3 of 6, and 2 spot
 
-# the picks move from sample to sample and cover every call
+# the picks move from sample to sample and cover every call, whatever the candidate does to
+# os.urandom or the random module once the run is set up
+import random
 seen = set()
 run = runner.TrustedRun(hk, torch, t, 1234)
-for _ in range(200):
-    picked = run._picked_after_window(list(range(6)))
-    assert len(picked) == 3 and picked <= set(range(6))
-    seen |= picked
+urandom, sample = os.urandom, random.Random.sample
+os.urandom, random.Random.sample = (lambda n: bytes(n)), (lambda self, pop, k: list(pop)[:k])
+try:
+    for _ in range(200):
+        picked = run._picked_after_window(list(range(6)))
+        assert len(picked) == 3 and picked <= set(range(6))
+        seen |= picked
+finally:
+    os.urandom, random.Random.sample = urandom, sample
 assert seen == set(range(6)), seen
 
 n = [0]
