@@ -63,6 +63,13 @@ CPU_CACHE_FALLBACK_BYTES = 32 << 20
 # Rotation: each rotated input set is revisited only after ROTATE_FACTOR x cache bytes of
 # other sets went through, so every timed call reads from DRAM, not from L2.
 ROTATE_FACTOR = 3
+# On a CPU the cache is the last-level one from sysfs, and the trusted runner writes fresh values
+# into every set right before each sample, so between a set's write and its call pass the other
+# K - 1 sets' writes and calls: (K - 1) x bytes per call, ~1.25-1.5 x the cache at this factor.
+# A CPU sample's every set costs a fresh draw (~7.5 ns an element) and a call, and on a 2-core
+# machine a call of the bundled bf16 RMSNorm (8 MiB a call) and a memory-bound fp32 add read
+# the same from 2 to 12 sets (bench/probes/cpu_rotation_probe.py, bench/runs/2026-12-01-cpu-rotation).
+CPU_ROTATE_FACTOR = 1.5
 MAX_ROTATE_K = 256
 # No set repeats within a sample: every call of a sample gets rotated inputs of its own, so a
 # kernel that keys results by input address or values (and hands out copies on a repeat) never
@@ -403,6 +410,11 @@ def cache_bytes(device):
     if best:
         return best, "sysfs cpu cache"
     return CPU_CACHE_FALLBACK_BYTES, "fallback (no cpu cache info)"
+
+
+def rotate_factor(device):
+    """ROTATE_FACTOR on a GPU, CPU_ROTATE_FACTOR on the CPU."""
+    return ROTATE_FACTOR if str(device).startswith("cuda") else CPU_ROTATE_FACTOR
 
 
 def rotation_k(bytes_per_call, cache, rotate=True, factor=ROTATE_FACTOR, max_k=MAX_ROTATE_K):
@@ -1113,7 +1125,8 @@ class Session:
         # K sets for the warm-up (enough to keep caches cold); calls per sample as planned, each
         # with a set of its own once use_calls() has run (same for both roles).
         self.rotates = bool(t.rotate)
-        self.k = self.cache_k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=self.rotates)
+        self.k = self.cache_k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=self.rotates,
+                                           factor=rotate_factor(self.device))
         self.calls = plan_calls(t.iters, self.k, rotated_bytes, sets_budget(self.device), rotate=self.rotates)
         self._gen = gen
         self.timed_sets, self._shared = draw_sets(t, gen, self.device, self.k, self.derive_fn)
@@ -1453,7 +1466,8 @@ def profile_calls(target, fn, role="candidate", calls=PROFILE_CALLS, warmup=PROF
             # profiled call reads its inputs from DRAM as a timed call does.
             rotated = sum(tensor_bytes(first[i]) for i, n in enumerate(t.call_names) if t.derive or n in t.rotate)
             out_bytes = sum(tensor_bytes(o) for o in outs) if outs else 0
-            k = rotation_k((t.min_bytes or rotated) + out_bytes, cache_bytes(device)[0], rotate=bool(t.rotate))
+            k = rotation_k((t.min_bytes or rotated) + out_bytes, cache_bytes(device)[0], rotate=bool(t.rotate),
+                           factor=rotate_factor(device))
             stage("drawing %d rotated input sets" % k)
             sets, _ = draw_sets(t, gen, device, k, derive_fn)
             res["rotate_k"] = k

@@ -148,6 +148,10 @@ assert hk.MAX_ROTATE_K == 256 and hk.ROTATE_FACTOR == 3
 assert hk.rotation_k(1, L2) == hk.MAX_ROTATE_K
 assert hk.rotation_k(1 << 20, L2, rotate=False) == 1
 assert hk.rotation_k(1 << 20, 40 << 20) == 120               # K follows the cache size
+# a CPU's last-level cache gets CPU_ROTATE_FACTOR, a GPU's L2 ROTATE_FACTOR
+assert hk.CPU_ROTATE_FACTOR == 1.5
+assert hk.rotate_factor('cuda') == hk.rotate_factor('cuda:1') == 3 and hk.rotate_factor('cpu') == 1.5
+assert hk.rotation_k(8 << 20, 32 << 20, factor=hk.rotate_factor('cpu')) == 6   # the bundled example on 32 MiB
 b, src = hk.cache_bytes('cpu')
 assert b > 0 and src
 """, gelu)
@@ -217,7 +221,7 @@ def test_script_rotate_k_follows_the_cache_size(py, gelu, cache):
     assert rc == 0, err
     per_call = 2 * 2 * 64 * 128  # bf16 x read + out written
     assert line["cache_bytes"] == cache and line["cache_source"] == "HOTKERNEL_CACHE_BYTES"
-    assert line["cache_k"] == min(256, max(2, math.ceil(3 * cache / per_call)))
+    assert line["cache_k"] == min(256, max(2, math.ceil(contract_constant("CPU_ROTATE_FACTOR") * cache / per_call)))
     assert line["rotate_k"] == line["calls_per_sample"] == max(line["cache_k"], 5)  # iters 5: the cache rule wins
 
 
@@ -342,6 +346,60 @@ for rotate, changed in ((["x"], {"x"}), ([], {"x", "w"})):
         assert [x.data_ptr() for x in one] == p  # in place: the graph reads the same memory
         for name, x, y in zip(t.call_names, one, old):
             assert torch.equal(x, y) != (name in changed), (rotate, name)
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
+def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
+    # The trusted runner on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
+    # least a quarter) checked, picked after the sample, plus the spot checks. An honest kernel
+    # gets exactly that many checks a sample; one faking one call of every six is caught within
+    # 40 samples (it passes a sample with probability <= 1/2: 1e-12 for the run).
+    py_snippet(py, """
+import os, sys
+sys.path.insert(0, %r)
+os.environ["HOTKERNEL_CACHE_BYTES"] = str(256 << 10)  # K = 6 (64 KiB a call): 6 calls a sample, however slow
+import torch, torch.nn.functional as F, hotkernel_contract as hk, hotkernel_runner as runner
+assert [runner.cpu_checked_calls(n) for n in (1, 2, 3, 6, 12, 13, 48)] == [1, 2, 3, 3, 3, 4, 12]
+t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x128", "device": "cpu",
+               "dtype": "fp32", "iters": 6, "samples": 40, "warmup_s": 0.01})
+
+def measure(fn):
+    run = runner.TrustedRun(hk, torch, t, 1234)
+    counted = []
+    quick = run._quick_fn
+    run._quick_fn = lambda *a: counted.append(1) or quick(*a)
+    s = run.session
+    harness = runner.Harness(torch, hk, runner, [s.baseline_fn], {"run": run})
+    res = run.measure(fn, "candidate", harness, runner.ThreadWatch())
+    return res, len(counted)
+
+res, checks = measure(lambda x: F.gelu(x))
+assert res["status"] == "ok" and res["calls_per_sample"] == 6, res
+assert checks == 40 * (3 + runner.SPOT_CHECKS_PER_SAMPLE), checks  # not every call: 3 of 6, and 2 spot
+
+# the picks move from sample to sample and cover every call, whatever the candidate does to
+# os.urandom or the random module once the run is set up
+import random
+seen = set()
+run = runner.TrustedRun(hk, torch, t, 1234)
+urandom, sample = os.urandom, random.Random.sample
+os.urandom, random.Random.sample = (lambda n: bytes(n)), (lambda self, pop, k: list(pop)[:k])
+try:
+    for _ in range(200):
+        picked = run._picked_after_window(list(range(6)))
+        assert len(picked) == 3 and picked <= set(range(6))
+        seen |= picked
+finally:
+    os.urandom, random.Random.sample = urandom, sample
+assert seen == set(range(6)), seen
+
+n = [0]
+def one_in_six(x):
+    n[0] += 1
+    return torch.zeros_like(x) if n[0] %% 6 == 0 else F.gelu(x)
+res, _ = measure(one_in_six)
+assert res["status"] == "incorrect" and "sample" in res["reason"], res
 print("OK")
 """ % str(ROOT / "python"), gelu)
 

@@ -1,6 +1,7 @@
 """`hotkernel new` end to end: scaffolds, what it writes, and a clear error for every bad option."""
 import hashlib
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -124,7 +125,8 @@ def test_scaffold_quantized_matmul_with_derive_inputs_reference_min_bytes(py, wo
         assert line["shapes"] == {"x": [16, 64], "w_q": [32, 64], "scales": [32], "out": [16, 32]}
         # K is sized from min_bytes (+ the output), not from the derived tensors
         out_bytes = 16 * 32 * 2
-        assert line["cache_k"] == max(2, -(-3 * 65536 // (4096 + out_bytes)))
+        factor = float(re.search(r"^CPU_ROTATE_FACTOR = ([0-9.]+)", CONTRACT_SRC.read_text(), re.M).group(1))
+        assert line["cache_k"] == max(2, math.ceil(factor * 65536 / (4096 + out_bytes)))  # on the CPU
         assert line["rotate_k"] == line["calls_per_sample"] >= line["cache_k"]
         assert line["roofline_inputs"]["bytes"] == 4096 + out_bytes
 
