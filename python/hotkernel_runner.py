@@ -227,7 +227,7 @@ class TrustedRun:
         self.profiled = None
         self._profile_graph = None
         self.cpu_checked = None  # held calls a CPU sample checks (_picked_after_window)
-        self._urandom = os.urandom  # taken now: the CPU's picks after each sample read it
+        self._urandom = os.urandom  # taken now (before the candidate is imported): fresh values and the CPU's picks read it
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
         self._quick_fn = hk.check_quick  # the many outputs of timed calls
@@ -290,8 +290,10 @@ class TrustedRun:
             self.prims.dev_sync()
 
     def _unpredictable_generator(self):
-        """A generator seeded from os.urandom now: nothing the candidate saw earlier predicts it."""
-        return self.hk.seeded_generator(self.session.device, int.from_bytes(os.urandom(6), "little"))
+        """A generator seeded from os.urandom now: nothing the candidate saw earlier predicts it.
+        os.urandom as taken before the candidate was imported: a candidate that replaces it (which
+        the patch check reports) still cannot choose the values."""
+        return self.hk.seeded_generator(self.session.device, int.from_bytes(self._urandom(6), "little"))
 
     def fresh_round(self):
         """Loads fresh values into the timed input tensors (same storage, new contents) and
