@@ -35,7 +35,6 @@ struct flag_value {
     bool flag = false;
 };
 
-
 /// Turns what CLI11 collected into the tool's JSON arguments; numbers are parsed here so
 /// a bad number gets the same kind of message as through MCP. A list's comma form
 /// ("x,w_q,scales") is split here, the one place it is accepted.
