@@ -25,11 +25,21 @@ struct proc_stat {
     int ppid = -1;
 };
 
+/// A /proc file's contents; "" once its process is gone. A process that exits between the open
+/// and the read fails the read with ESRCH, which libstdc++'s file buffer throws as an exception.
+std::string proc_file(const std::string& path) {
+    std::ifstream f(path);
+    try {
+        return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    } catch (const std::ios_base::failure&) {
+        return "";
+    }
+}
+
 /// State and parent pid from /proc/<pid>/stat (fields 3 and 4, after the parenthesised command,
 /// which may itself hold spaces and parentheses).
 proc_stat stat_of(const std::string& pid) {
-    std::ifstream f("/proc/" + pid + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string stat = proc_file("/proc/" + pid + "/stat");
     proc_stat out;
     const auto close = stat.rfind(')');
     if (close == std::string::npos) return out;
@@ -39,8 +49,7 @@ proc_stat stat_of(const std::string& pid) {
 }
 
 std::string command_of(int pid) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/cmdline");
-    std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::string raw = proc_file("/proc/" + std::to_string(pid) + "/cmdline");
     for (char& c : raw)
         if (c == '\0') c = ' ';
     while (!raw.empty() && raw.back() == ' ') raw.pop_back();
