@@ -51,6 +51,29 @@ def probe(request):
         target = hk.Target.from_dict(request["target"], base_dir)
     except hk.TargetError as e:
         return _fail(res, "target", str(e))
+    parts = target.workload_targets()  # [(None, target)] without workloads
+    if target.workloads:
+        res["workloads"] = []
+    for name, sub in parts:
+        one = res if name is None else {}
+        if not _probe_one(hk, torch, sub, base_dir, one):
+            if name is not None:
+                res.update({k: one[k] for k in ("ok", "stage", "reason", "hint", "input_shapes") if k in one})
+                res["reason"] = "workload %s: %s" % (name, one.get("reason"))
+                res["workload"] = name
+            return res
+        if name is not None:
+            if not res.get("call_names"):
+                res.update(one)  # the first workload's figures stand for the target's
+            res["workloads"].append({"name": name, "input_shapes": one.get("input_shapes"),
+                                     "out_shapes": one.get("out_shapes"), "flops": sub.flops})
+    res["ok"] = True
+    res["seconds"] = round(time.perf_counter() - t0, 3)
+    return res
+
+
+def _probe_one(hk, torch, target, base_dir, res):
+    """Runs one shape of the target: the call, its outputs, the check. False (res says why) on a failure."""
     try:
         device = hk.resolve_device(target.device)
         res["device"] = device
@@ -89,12 +112,11 @@ def probe(request):
             if not hk.is_file_spec(mod) and os.path.isfile(os.path.join(os.getcwd(), mod.replace(".", "/") + ".py")):
                 res["hint"] = "a file %s.py is in the current folder: pass from='./%s.py:%s'" % (
                     mod.replace(".", "/"), mod.replace(".", "/"), target.fn_spec.rsplit(":", 1)[1])
-        return res
+        return False
     except hk.TargetError as e:
-        return _fail(res, "target", str(e))
-    res["ok"] = True
-    res["seconds"] = round(time.perf_counter() - t0, 3)
-    return res
+        _fail(res, "target", str(e))
+        return False
+    return True
 
 
 if __name__ == "__main__":

@@ -217,6 +217,7 @@ class TrustedRun:
         self.check_inputs_copy = [x.clone() for x in s.check_inputs]
         self.ref_digest = self._digest(s.check_ref)
         self._warm = hk.warm_up
+        self._warmup_max_s = hk.WARMUP_MAX_S if s.is_cuda else hk.WARMUP_MAX_S_CPU
         self.l2 = L2Guard(s.is_cuda)
         self.l2.reset()
         self.host_ms = None
@@ -640,7 +641,8 @@ class TrustedRun:
         harness's own clock and settling rule, both taken before the candidate was imported: a
         patched time.perf_counter or contract cannot stretch or end it."""
         marks = []
-        spent = self._warm(fn, self.session.timed_sets, seconds, self._sync, clock=self.prims.perf, marks=marks)
+        spent = self._warm(fn, self.session.timed_sets, seconds, self._sync, clock=self.prims.perf, marks=marks,
+                           max_s=self._warmup_max_s)
         s = self.session
         s.use_calls(self._calls_for(s.calls, s.k, marks))  # one set per call from here on
         self._mix_views = self._secret_views()
@@ -1235,18 +1237,27 @@ def _run_released(args, inputs, release):
     except (hk.TargetError, SyntaxError, OSError) as e:
         return hk.error_result({"name": None}, role, hk.StageError("target", str(e)))
     t_target = time.perf_counter()
+    # Every workload's inputs and references are made now, before the candidate is imported; each
+    # is then measured in turn in this one process (a workload is a shape, not a process start).
     try:
-        trun = TrustedRun(hk, torch, target, hidden_seed, release)
+        parts = target.workload_targets()
+        truns = [TrustedRun(hk, torch, sub, (hidden_seed + 7919 * i) % (1 << 32), release)
+                 for i, (_, sub) in enumerate(parts)]
     except (hk.TargetError, hk.StageError) as e:
         return hk.error_result(target, role, e)
     del hidden_seed  # not a local of this frame while the candidate runs
-    trun.profile_check = profile_check
+    for trun in truns:
+        trun.profile_check = profile_check
+    trun = truns[0]
     t_prepared = time.perf_counter()
     threads = ThreadWatch()
     sess = trun.session
+    watched = {}
+    for i, tr in enumerate(truns):
+        key = "run" if i == 0 else "run%d" % (i + 1)
+        watched.update({key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2})
     harness = Harness(torch, hk, runner_module,
-                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None],
-                      {"run": trun, "run.prims": trun.prims, "run.session": sess, "run.l2": trun.l2})
+                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None], watched)
     try:
         trun.calibrate_release()  # the parent times empty samples: the fixed cost of a sample
     except (ParentClockError, OSError) as e:
@@ -1271,16 +1282,18 @@ def _run_released(args, inputs, release):
     except hk.StageError as e:
         return hk.error_result(target, role, e)
     t_loaded = time.perf_counter()
-    result = trun.measure(fn, role, harness, threads)
-    if args.fake_fraction and result.get("status") == "ok":
-        keep = 1.0 - args.fake_fraction
-        result["samples_ms"] = [round(x * keep, 6) for x in result["samples_ms"]]
-        ordered = sorted(result["samples_ms"])
-        mid = len(ordered) // 2
-        result["ms"] = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+    results = []
+    for (name, _), tr in zip(parts, truns):
+        res = tr.measure(fn, role, harness, threads)
+        _finish_workload(tr, res, args.fake_fraction)
+        results.append((name, res))
+        if res.get("status") == "error":
+            break  # a kernel that fails one shape: the run is an error, naming it; the rest adds nothing
+    result = results[0][1] if not target.workloads else hk.combine_workloads(results, target)
     # Where this run's seconds went (the first CUDA call, and so the context, is in "prepare").
     phases = {"start": t_target - t_start, "prepare": t_prepared - t_target, "import_candidate": t_loaded - t_import}
-    phases.update(trun.phases)
+    if not target.workloads:
+        phases.update(trun.phases)
     phases["in_runner"] = time.perf_counter() - t_start
     age = _process_age_s()
     if age is not None:
@@ -1290,10 +1303,30 @@ def _run_released(args, inputs, release):
     result["check_seed"] = "hidden"
     result["sandbox"] = box
     result["trusted"] = True
+    diff = _target_diff(own_dict, base_dict)
+    if diff:
+        result["status"] = "invalid"
+        result["ok"] = False
+        result["reason"] = ("the candidate's TARGET differs from the baseline's: %s; the run used the baseline's "
+                            "definition (inputs, seed, tolerances)" % "; ".join(diff))
+    return result
+
+
+def _finish_workload(trun, result, fake_fraction):
+    """What the runner adds to one workload's result after its measurement: how its calls were
+    checked, the host's time, the profile cross-check, its phases; and the test-only fake speedup."""
+    if fake_fraction and result.get("status") == "ok":
+        keep = 1.0 - fake_fraction
+        result["samples_ms"] = [round(x * keep, 6) for x in result["samples_ms"]]
+        ordered = sorted(result["samples_ms"])
+        mid = len(ordered) // 2
+        result["ms"] = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
+    if trun.target.workload_name is not None:
+        result["phases_s"] = {k: round(v, 4) for k, v in trun.phases.items()}
     # A GPU timer checks every held call; the CPU a share of them, picked after each sample.
     timed_calls = "every_timed_call" if trun.session.is_cuda else "sampled_timed_calls"
     result["checked"] = result.get("checked", []) + [timed_calls, "fresh_values_per_sample", "inputs_unchanged"]
-    if trun.cpu_checked is not None:
+    if trun.cpu_checked is not None and result.get("calls_per_sample"):
         n = int(result["calls_per_sample"])
         result["sampled_checks"] = {"calls_per_sample": n, "checked_per_sample": trun.cpu_checked,
                                     "spot_per_sample": min(SPOT_CHECKS_PER_SAMPLE, n)}
@@ -1306,13 +1339,6 @@ def _run_released(args, inputs, release):
         if result.get("ms") and prof.get("busy_per_call_ms"):
             prof["ms_over_busy"] = round(result["ms"] / prof["busy_per_call_ms"], 4)
         result["profile_check"] = prof
-    diff = _target_diff(own_dict, base_dict)
-    if diff:
-        result["status"] = "invalid"
-        result["ok"] = False
-        result["reason"] = ("the candidate's TARGET differs from the baseline's: %s; the run used the baseline's "
-                            "definition (inputs, seed, tolerances)" % "; ".join(diff))
-    return result
 
 
 def main(argv):

@@ -94,6 +94,11 @@ SETS_BUDGET_SHARE = 16
 # triton's 25 ms warm-up was 30% off on a cold GPU (triton#2306): the window test catches that.
 WARMUP_MIN_S = 0.1
 WARMUP_MAX_S = 1.0
+# On a CPU nothing ramps like a GPU's clocks, and the medians of the windows move by more than
+# WARMUP_STEADY with the scheduler alone, so the steady test rarely passes there and the warm-up
+# ran to its cap: 1 s a workload of every run. After the first call a CPU's warm-up is its caches
+# and branch predictors, warm within a few passes.
+WARMUP_MAX_S_CPU = 0.3
 WARMUP_WINDOW_S = 0.05
 WARMUP_STEADY = 0.005
 
@@ -257,7 +262,7 @@ class Target:
 
     FIELDS = ("name", "from", "shape", "extra", "rotate", "derive", "inputs", "reference", "flops",
               "min_bytes", "dtype", "device", "seed", "iters", "samples", "warmup_s", "timer",
-              "rtol", "atol")
+              "rtol", "atol", "workloads")
 
     def __init__(self, d, base_dir=None):
         unknown = sorted(set(d) - set(self.FIELDS))
@@ -271,6 +276,12 @@ class Target:
             raise TargetError("TARGET name %r must be letters, digits, '_', '.' or '-'" % (self.name,))
         if self.fn_spec is not None:
             split_spec(self.fn_spec)
+        # With workloads, shape/extra/flops/min_bytes are written in the dims' names ("MxK",
+        # "2*M*K") and each workload binds them; this Target is then the first workload's.
+        self.workloads = parse_workloads(d)
+        if self.workloads:
+            d = dict(d, **self.workloads[0]["fields"])
+        self.workload_name = self.workloads[0]["name"] if self.workloads else None
         self.shape = parse_shape(d.get("shape"))
         self.extra = parse_extra(d.get("extra"))
         self.raw_names = ["x"] + [n for n, _ in self.extra]
@@ -324,7 +335,14 @@ class Target:
         if self.timer not in TIMERS:
             raise TargetError("timer %r is not one of %s" % (self.timer, ", ".join(TIMERS)))
         self.flops = d.get("flops")
+        if isinstance(self.flops, str):  # an expression of constants ("2*512*4096*4096")
+            self.flops = eval_dims_expr(self.flops, {}, "flops")
         self.min_bytes = d.get("min_bytes")
+        if isinstance(self.min_bytes, str):
+            self.min_bytes = eval_dims_expr(self.min_bytes, {}, "min_bytes")
+        if self.flops is not None and (not isinstance(self.flops, (int, float)) or isinstance(self.flops, bool)
+                                       or not math.isfinite(self.flops) or self.flops < 0):
+            raise TargetError("flops %r must be a non-negative number (flops one call does)" % (self.flops,))
         if self.min_bytes is not None and (not isinstance(self.min_bytes, int) or self.min_bytes < 1):
             raise TargetError("min_bytes %r must be a positive integer (bytes one call reads)" % (self.min_bytes,))
         rtol, atol = TOLERANCES[self.dtype_name]
@@ -341,6 +359,144 @@ class Target:
 
     def to_dict(self):
         return dict(self.raw)
+
+    def workload_targets(self):
+        """[(name, Target)] of each workload, each a one-shape Target; [(None, self)] without workloads."""
+        if not self.workloads:
+            return [(None, self)]
+        out = []
+        for w in self.workloads:
+            d = {k: v for k, v in self.raw.items() if k != "workloads"}
+            d.update(w["fields"])
+            sub = Target(d, self.base_dir)
+            sub.workload_name, sub.weight = w["name"], w["weight"]
+            out.append((w["name"], sub))
+        return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Workloads: one target, several shapes
+# ---------------------------------------------------------------------------------------------
+
+# The arithmetic an expression of the dims may use ("2*M*N*K", "(M+N)*K*2"): nothing else, so a
+# TARGET stays a literal that no code runs.
+_EXPR_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+             ast.FloorDiv: lambda a, b: a // b, ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b,
+             ast.Mod: lambda a, b: a % b}
+
+
+def eval_dims_expr(text, dims, what):
+    """'2*M*N*K' with dims {'M': 16, ...} -> 262144 (int when integral). Raises TargetError."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        return text
+    if not isinstance(text, str) or len(text) > 200:
+        raise TargetError("%s %r must be a number or an expression of the dims, like '2*M*N*K'" % (what, text))
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise TargetError("%s %r is not an arithmetic expression of the dims, like '2*M*N*K'" % (what, text))
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in dims:
+                raise TargetError("%s %r uses %r, which is not a dim (dims: %s)"
+                                  % (what, text, node.id, ", ".join(dims) or "none"))
+            return dims[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _EXPR_OPS:
+            a, b = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Pow) and abs(b) > 64:
+                raise TargetError("%s %r raises to a power over 64" % (what, text))
+            try:
+                return _EXPR_OPS[type(node.op)](a, b)
+            except ZeroDivisionError:
+                raise TargetError("%s %r divides by zero" % (what, text))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        raise TargetError("%s %r may use only numbers, the dims and + - * / // %% **" % (what, text))
+
+    v = ev(tree)
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53:
+        v = int(v)
+    return v
+
+
+def _dims_shape(shape, dims, what):
+    """'MxK' / ['M', 4096] / 'Mx4096' with dims bound -> [16, 4096]."""
+    if isinstance(shape, str):
+        parts = [p.strip() for p in shape.strip().split("x")]
+    elif isinstance(shape, (list, tuple)):
+        parts = list(shape)
+    else:
+        parts = [shape]
+    out = []
+    for p in parts:
+        if isinstance(p, str) and not p.isdigit():
+            if p not in dims:
+                raise TargetError("%s %r names %r, which is not a dim (dims: %s)" % (what, shape, p, ", ".join(dims)))
+            out.append(dims[p])
+        else:
+            out.append(int(p) if isinstance(p, str) else p)
+    return out
+
+
+def workload_name(dims, varying):
+    """'M=16' (the dims that differ between workloads), or 'M=16,K=4096' when none differ."""
+    keys = [k for k in dims if k in varying] or list(dims)
+    return ",".join("%s=%s" % (k, dims[k]) for k in keys)
+
+
+def parse_workloads(d):
+    """TARGET["workloads"] -> [{name, dims, weight, fields: {shape, extra, flops, min_bytes}}], [] without."""
+    ws = d.get("workloads")
+    if ws is None:
+        return []
+    if not isinstance(ws, (list, tuple)) or not ws:
+        raise TargetError("workloads must be a non-empty list of dicts of dim values, like [{'M': 16, 'K': 4096}]")
+    if len(ws) > 64:
+        raise TargetError("workloads lists %d shapes; at most 64 a target" % len(ws))
+    names = None
+    bound = []
+    for i, w in enumerate(ws):
+        if not isinstance(w, dict) or not w:
+            raise TargetError("workload %d is %r, not a dict of dim values like {'M': 16, 'K': 4096}" % (i + 1, w))
+        dims = {k: v for k, v in w.items() if k != "weight"}
+        for k, v in dims.items():
+            if not isinstance(k, str) or not _NAME_RE.match(k):
+                raise TargetError("workload %d: dim name %r is not an identifier" % (i + 1, k))
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise TargetError("workload %d: dim %s=%r must be a positive integer" % (i + 1, k, v))
+        if names is None:
+            names = list(dims)
+        elif set(dims) != set(names):
+            raise TargetError("workload %d names dims %s, the first names %s; every workload binds the same dims"
+                              % (i + 1, ", ".join(dims), ", ".join(names)))
+        weight = w.get("weight", 1)
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or not (0 < weight < 1e9):
+            raise TargetError("workload %d: weight %r must be a positive number" % (i + 1, weight))
+        bound.append((dict((k, dims[k]) for k in names), weight))
+    varying = {k for k in names if len({b[0][k] for b in bound}) > 1}
+    out, seen = [], set()
+    for dims, weight in bound:
+        extra = d.get("extra") or {}
+        if not isinstance(extra, dict):
+            raise TargetError("with workloads, extra must be a dict of name -> shape in the dims, like {'w': 'K'}")
+        fields = {
+            "shape": _dims_shape(d.get("shape"), dims, "shape"),
+            "extra": {k: _dims_shape(v, dims, "extra %s" % k) for k, v in extra.items()},
+            "flops": None if d.get("flops") is None else eval_dims_expr(d["flops"], dims, "flops"),
+            "min_bytes": None if d.get("min_bytes") is None else eval_dims_expr(d["min_bytes"], dims, "min_bytes"),
+        }
+        name = workload_name(dims, varying)
+        if name in seen:
+            raise TargetError("workload %s is listed twice" % name)
+        seen.add(name)
+        out.append({"name": name, "dims": dims, "weight": weight, "fields": fields})
+    return out
 
 
 def _int_field(d, key, default, minimum):
@@ -738,14 +894,14 @@ def cycle(sets, n):
     return [sets[j % len(sets)] for j in range(n)]
 
 
-def warmup_settled(marks, seconds):
+def warmup_settled(marks, seconds, max_s=WARMUP_MAX_S):
     """Whether a warm-up may stop. marks: [(seconds since the warm-up started, that pass's
     duration)], one per pass over the rotated sets; seconds: a number (stop after it) or "auto"
     (see WARMUP_MIN_S above: steady for two windows in a row, or WARMUP_MAX_S). Pure."""
     elapsed = marks[-1][0] if marks else 0.0
     if seconds != "auto":
         return elapsed >= float(seconds)
-    if elapsed >= WARMUP_MAX_S:
+    if elapsed >= max_s:
         return True
     if elapsed < WARMUP_MIN_S:
         return False
@@ -759,7 +915,7 @@ def warmup_settled(marks, seconds):
     return b > 0 and abs(a / b - 1) <= WARMUP_STEADY
 
 
-def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None):
+def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None, max_s=WARMUP_MAX_S):
     """First call (compilation, autotuning) finishes before the clock starts; then passes over
     all rotated sets until warmup_settled (clocks settle). Returns the warm-up time spent [s];
     `marks`, a list, gets each pass's (time since start, duration)."""
@@ -774,7 +930,7 @@ def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None):
         sync()
         now = clock()
         marks.append((now - t0, now - p0))
-        if warmup_settled(marks, seconds):
+        if warmup_settled(marks, seconds, max_s):
             return now - t0
 
 
@@ -1217,7 +1373,8 @@ class Session:
                 sync = self._sync
                 marks = []
                 try:
-                    res["warmup_s"] = round(warm_up(fn, self.timed_sets, t.warmup_s, sync, marks=marks), 3)
+                    res["warmup_s"] = round(warm_up(fn, self.timed_sets, t.warmup_s, sync, marks=marks,
+                                                    max_s=WARMUP_MAX_S if self.is_cuda else WARMUP_MAX_S_CPU), 3)
                 except BaseException as e:
                     raise StageError("call", "during warm-up %s raised %s: %s"
                                      % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
@@ -1320,12 +1477,49 @@ def prepare(target, seed=None, base_dir=None):
 
 
 def measure(target, fn, role="candidate", seed=None, base_dir=None):
-    """prepare + Session.measure, never raising for the user's mistakes: returns the result dict."""
+    """prepare + Session.measure, never raising for the user's mistakes: returns the result dict.
+    A target with workloads measures each in turn and returns them combined (combine_workloads)."""
     try:
-        session = prepare(target, seed, base_dir)
+        t = Target.from_dict(target, base_dir)
+        parts = t.workload_targets()
+        sessions = [prepare(sub, seed) for _, sub in parts]
     except (TargetError, StageError) as e:
         return error_result(target, role, e)
-    return session.measure(fn, role)
+    if not t.workloads:
+        return sessions[0].measure(fn, role)
+    return combine_workloads([(n, s.measure(fn, role)) for (n, _), s in zip(parts, sessions)], t)
+
+
+# Fields every workload of a run shares: said once, at the top of a combined line.
+SHARED_FIELDS = ("protocol", "target", "role", "iters", "seed", "dtype", "device", "gpu", "cache_bytes",
+                 "cache_source", "versions", "contract_sha256")
+# The order in which a workload's status decides the run's: the worst wins.
+_STATUS_RANK = {"error": 0, "invalid": 1, "incorrect": 2, "ok": 3}
+
+
+def combine_workloads(named_results, target):
+    """One result line from each workload's: the shared fields once, `workloads` in order (name,
+    dims, weight, and the workload's own fields), the run's status the worst of theirs with the
+    first such workload named in its reason, and ms the weighted sum of the workloads' ms."""
+    by_name = {w["name"]: w for w in target.workloads}
+    first = named_results[0][1]
+    line = {k: first.get(k) for k in SHARED_FIELDS if k in first}
+    items = []
+    for name, res in named_results:
+        w = by_name.get(name, {})
+        item = {"name": name, "dims": w.get("dims"), "weight": w.get("weight", 1)}
+        item.update({k: v for k, v in res.items() if k not in SHARED_FIELDS})
+        items.append(item)
+    worst = min(items, key=lambda it: _STATUS_RANK.get(it.get("status"), 0))
+    line["status"] = worst.get("status")
+    line["ok"] = all(it.get("ok") is True for it in items)
+    line["reason"] = None if line["status"] == "ok" else "workload %s: %s" % (worst["name"], worst.get("reason"))
+    ms = [it.get("ms") for it in items]
+    line["ms"] = (sum(it["weight"] * it["ms"] for it in items)
+                  if all(isinstance(m, (int, float)) for m in ms) else None)
+    line["timer"] = first.get("timer")
+    line["workloads"] = items
+    return line
 
 
 def error_result(target, role, exc):
@@ -1359,6 +1553,19 @@ PROFILE_CALLS = 5
 # Each stage begun goes to stderr as one line with this prefix, so a tool whose profiler ran
 # past its time limit can say what the run was doing.
 PROFILE_STAGE_PREFIX = "hotkernel-profile: "
+# The workload a profile looks at, by name ("M=16"); the first when unset.
+PROFILE_WORKLOAD_ENV = "HOTKERNEL_WORKLOAD"
+
+
+def pick_workload(target, name):
+    """(the one-shape Target, its name) of the workload called `name`, or of the first when empty."""
+    parts = target.workload_targets()
+    if not name:
+        return parts[0][1], parts[0][0]
+    for n, sub in parts:
+        if n == name:
+            return sub, n
+    raise TargetError("workload %r is not one of this target's: %s" % (name, ", ".join(n for n, _ in parts)))
 
 
 def profile_mode_requested(environ=None):
@@ -1445,6 +1652,8 @@ def profile_calls(target, fn, role="candidate", calls=PROFILE_CALLS, warmup=PROF
         stage("drawing the inputs")
         t = Target.from_dict(target, base_dir)
         res["target"] = t.name
+        if t.workloads:  # one shape is profiled: HOTKERNEL_WORKLOAD's, or the first
+            t, res["workload"] = pick_workload(t, os.environ.get(PROFILE_WORKLOAD_ENV, ""))
         device = resolve_device(t.device)
         cuda = device.startswith("cuda")
         sync = torch.cuda.synchronize if cuda else (lambda: None)
@@ -1599,7 +1808,8 @@ def run_file(path, role="candidate", result_fd=None, nonce=None, target_from=Non
         result = error_result({"name": None}, role, StageError("target", str(e)))
     else:
         try:
-            session = prepare(target, seed)
+            parts = target.workload_targets()
+            sessions = [prepare(sub, seed) for _, sub in parts]
         except (TargetError, StageError) as e:
             result = error_result(target, role, e)
         else:
@@ -1610,7 +1820,11 @@ def run_file(path, role="candidate", result_fd=None, nonce=None, target_from=Non
             except StageError as e:
                 result = error_result(target, role, e)
             else:
-                result = session.measure(fn, role)
+                if not target.workloads:
+                    result = sessions[0].measure(fn, role)
+                else:
+                    result = combine_workloads([(n, s.measure(fn, role)) for (n, _), s in zip(parts, sessions)],
+                                               target)
     if result_fd is not None:
         emit(result, result_fd, nonce)
     return result

@@ -7,8 +7,38 @@
 
 #include "stats/paired.h"
 #include "stats/stopping.h"
+#include "measure/workloads.h"
+#include "util/strings.h"
 
 namespace hotkernel {
+namespace {
+
+std::vector<double> side_ms(const std::vector<run_record>& v) {
+    std::vector<double> ms;
+    for (const auto& x : v) ms.push_back(x.ms);
+    return ms;
+}
+
+/// Why the pairs so far settle the verdict ("" while they do not): a one-shape target by its
+/// times; a target with workloads once every workload is settled, each by its own times.
+std::string settled(const compare_input& in, const stopping_rule& rule) {
+    if (in.baseline.empty() || !has_workloads(in.baseline.front().line)) {
+        const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate), rule);
+        return d.kind == stop_kind::go_on ? "" : d.why;
+    }
+    std::vector<std::string> decisive, futile;
+    for (const auto& [name, part] : split_by_workload(in)) {
+        const stop_decision d = should_stop(side_ms(part.baseline), side_ms(part.candidate), rule);
+        if (d.kind == stop_kind::go_on) return "";
+        (d.kind == stop_kind::decisive ? decisive : futile).push_back(name);
+    }
+    return fmt::format("stopped after {} pairs: every workload is settled ({} decisive{}{}, {} too close to become "
+                       "decisive{}{})",
+                       in.baseline.size(), decisive.size(), decisive.empty() ? "" : ": ", join(decisive), futile.size(),
+                       futile.empty() ? "" : ": ", join(futile));
+}
+
+}  // namespace
 
 pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const cancel_token& cancel,
                        run_launcher& launcher, const pair_progress& progress) {
@@ -18,11 +48,6 @@ pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const canc
     const std::size_t warmup = plan.warmup, n = plan.n;
     const std::size_t pairs = warmup + n;
     std::size_t sequence = 0;
-    auto side_ms = [](const std::vector<run_record>& v) {
-        std::vector<double> ms;
-        for (const auto& x : v) ms.push_back(x.ms);
-        return ms;
-    };
     // Progress is reported per pair (a pair is the unit the verdict grows by): half the
     // notifications of a report per run, and each says what the pairs so far decide.
     progress(0, static_cast<double>(pairs), "starting");
@@ -54,10 +79,7 @@ pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const canc
             if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
         }
         progress(static_cast<double>(p + 1), static_cast<double>(pairs), msg);
-        if (!warm && plan.stop_early && stopped.empty() && p + 1 < pairs) {
-            const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate));
-            if (d.kind != stop_kind::go_on) stopped = d.why;
-        }
+        if (!warm && plan.stop_early && stopped.empty() && p + 1 < pairs) stopped = settled(in, plan.rule);
     }
     // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a
     // side, so the warm-up pair stands in (moved, not copied: each run is judged once).

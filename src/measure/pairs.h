@@ -2,6 +2,7 @@
 // pair 2 candidate first, ...), warm-up pairs first, with stop-early and progress. Each run
 // goes through run_once; what the loop decides is only how many pairs to run.
 #pragma once
+#include "stats/stopping.h"
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -21,6 +22,7 @@ struct pair_plan {
     bool stop_early = true;         ///< stop once the verdict cannot change (stats/paired.h should_stop)
     std::string python;
     double timeout_s = 120;         ///< per run [s]
+    stopping_rule rule;             ///< when stop_early stops (its min_effect: the process spread)
 };
 
 struct pair_outcome {

@@ -1,5 +1,6 @@
 // The parent's clock: the bound (pure) and the server that times the windows (a thread).
 #include "measure/parent_clock.h"
+#include "measure/workloads.h"
 
 #include <poll.h>
 #include <sys/uio.h>
@@ -186,6 +187,42 @@ void apply_clock_bound(json& line, const clock_bound& bound) {
     line["status"] = "invalid";
     line["ok"] = false;
     line["reason"] = before.empty() ? bound.reason : bound.reason + "; " + before;
+}
+
+void apply_clock_bounds(json& line, const parent_clock_log& log, const clock_bound_limits& lim) {
+    if (!has_workloads(line)) {
+        apply_clock_bound(line, check_clock_bound(log, line, lim));
+        return;
+    }
+    std::size_t total = 0;
+    for (const auto& w : line["workloads"])
+        if (w.is_object() && w.contains("samples_ms") && w["samples_ms"].is_array()) total += w["samples_ms"].size();
+    if (!log.error.empty() || !log.connected) {  // the run as a whole: broken protocol, or no clock
+        apply_clock_bound(line, check_clock_bound(log, line, lim));
+        return;
+    }
+    if (total != log.timed.size()) {
+        if (line.value("status", "") != "ok") return;  // a failed run gains nothing from its times
+        clock_bound b;
+        b.applies = true;
+        b.held = false;
+        b.reason = fmt::format("the workloads report {} sample(s) in all but the parent released {}", total,
+                               log.timed.size());
+        apply_clock_bound(line, b);
+        return;
+    }
+    std::size_t at = 0;
+    for (auto& w : line["workloads"]) {
+        if (!w.is_object()) continue;
+        const std::size_t n = w.contains("samples_ms") && w["samples_ms"].is_array() ? w["samples_ms"].size() : 0;
+        parent_clock_log part = log;
+        part.timed.assign(log.timed.begin() + static_cast<std::ptrdiff_t>(at),
+                          log.timed.begin() + static_cast<std::ptrdiff_t>(at + n));
+        part.waited_ms = total > 0 ? log.waited_ms * static_cast<double>(n) / static_cast<double>(total) : 0;
+        at += n;
+        apply_clock_bound(w, check_clock_bound(part, w, lim));
+    }
+    restate_run_status(line);
 }
 
 // ---- the server -----------------------------------------------------------------------------

@@ -95,6 +95,11 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
 /// "invalid" with the bound's reason when it did not hold. Pure.
 void apply_clock_bound(json& line, const clock_bound& bound);
 
+/// check_clock_bound and apply_clock_bound on a result line: on a workloads line (workloads.h)
+/// each workload against its own run of the parent's windows (the workloads' samples come in
+/// order), then the run's status restated from theirs. Pure.
+void apply_clock_bounds(json& line, const parent_clock_log& log, const clock_bound_limits& lim = {});
+
 /// The parent's half, serving one run: listens on a fresh socket in a private folder and
 /// answers the runner on a thread of its own, timing each window from the release to the
 /// kernel's stamp of the answer (the steady clock's read of it where there is no stamp). A window

@@ -214,7 +214,7 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     if (!line.empty()) {
         json j = json::parse(line, nullptr, false);
         if (j.is_object()) {
-            apply_clock_bound(j, check_clock_bound(seen, j));
+            apply_clock_bounds(j, seen);
             line = dump_line(j);
         }
     }

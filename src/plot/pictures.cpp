@@ -39,7 +39,7 @@ std::string ms_text(double ms) { return format_number(ms, 4) + " ms"; }
 
 rgb verdict_colour(const std::string& v) {
     if (v == "faster") return green;
-    if (v == "slower" || v == "incorrect" || v == "invalid") return red;
+    if (v == "slower" || v == "mixed" || v == "incorrect" || v == "invalid") return red;
     return muted;
 }
 

@@ -43,6 +43,13 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {under_roofline_floor, "under_roofline_floor", F,
      "the candidate's fastest run beats the spec-sheet roofline floor: it cannot have done that work from DRAM",
      "check for L2 reuse or skipped work, and that roofline_inputs count the kernel's flops and bytes"},
+    {under_measured_floor, "under_measured_floor", F,
+     "a fastest run beats the floor of the bandwidth calibrate measured on this card: its inputs stayed in L2, or "
+     "work was not done",
+     "check for L2 reuse or skipped work; recalibrate (hotkernel calibrate) if the card or its clocks changed"},
+    {effect_under_process_spread, "effect_under_process_spread", W,
+     "the verdict is decisive but its effect is smaller than the spread between processes of the same code",
+     "treat it as noise unless it repeats: verify again, or with more pairs (--no-stop-early --n 20)"},
     {gpu_throttled_after, "gpu_throttled_after", W,
      "nvidia-smi reported power or thermal throttling when the runs finished", "rerun on an idle, cool GPU"},
     {self_reported_timing, "self_reported_timing", W,
@@ -354,6 +361,22 @@ finding under_roofline_floor(double candidate_min_ms, std::string_view gpu, doub
                             "{} flops, {} bytes, {}): it cannot have done that work from DRAM (L2 reuse, skipped "
                             "work, or wrong roofline_inputs)",
                             candidate_min_ms, gpu, floor_ms, flops, bytes, dtype));
+}
+
+finding under_measured_floor(std::string_view who, double min_ms, double floor_ms, double mem_gbs,
+                             std::string_view workload) {
+    return make(finding_id::under_measured_floor,
+                fmt::format("the {}'s fastest run{} ({:.4g} ms) is under the floor of the bandwidth calibrate measured "
+                            "on this card ({:.4g} ms at {:.0f} GB/s, less 5%): its inputs stayed in L2, or work was not "
+                            "done",
+                            who, workload.empty() ? "" : fmt::format(" at {}", workload), min_ms, floor_ms, mem_gbs));
+}
+
+finding effect_under_process_spread(double effect_pct, double spread_pct, std::string_view source) {
+    return make(finding_id::effect_under_process_spread,
+                fmt::format("the verdict is decisive but its effect ({:.3g}%) is under the spread between processes "
+                            "of the same code ({:.3g}%, {}): verify again before believing it",
+                            effect_pct, spread_pct, source));
 }
 
 finding gpu_throttled_after() {

@@ -1,6 +1,7 @@
 // Parsing `new`'s options, rendering protocol-3 target scripts, and inspecting vendored contracts.
 #include "scaffold/target_spec.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <regex>
@@ -56,6 +57,119 @@ named_shape parse_extra_item(std::string_view text) {
                                      std::string(text), ns.name));
     ns.shape = parse_shape_text(text.substr(colon + 1), fmt::format("extra input '{}': shape", ns.name));
     return ns;
+}
+
+namespace {
+
+bool is_dim_name(std::string_view s) { return is_identifier(s) && s.find('x') == std::string_view::npos; }
+
+std::int64_t parse_dim_value(std::string_view text, std::string_view item) {
+    const std::string t = trim(text);
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || v < 1)
+        throw tool_error(fmt::format("dim value '{}' in '{}' is not a positive integer; write dims like 'M=1,16,256'", t,
+                                     std::string(item)));
+    return v;
+}
+
+std::string checked_dim_name(std::string_view text, std::string_view item) {
+    const std::string n = trim(text);
+    if (!is_dim_name(n))
+        throw tool_error(fmt::format("dim name '{}' in '{}' must be an identifier without a lowercase 'x' (the shape's "
+                                     "separator), like 'M' or 'K'",
+                                     n, std::string(item)));
+    return n;
+}
+
+}  // namespace
+
+std::vector<dim_values> parse_dims(const std::vector<std::string>& items) {
+    std::vector<dim_values> dims;
+    for (const auto& item : items)
+        for (const auto& part : split(item, ',')) {
+            const auto eq = part.find('=');
+            if (eq == std::string::npos) {
+                if (dims.empty())
+                    throw tool_error(fmt::format("dim '{}' has no name; write 'M=1,16,256' (a name, '=', its values)",
+                                                 part));
+                dims.back().values.push_back(parse_dim_value(part, item));
+                continue;
+            }
+            const std::string name = checked_dim_name(part.substr(0, eq), item);
+            for (const auto& d : dims)
+                if (d.name == name) throw tool_error(fmt::format("dim '{}' is given twice; give each dim once", name));
+            dims.push_back({name, {parse_dim_value(part.substr(eq + 1), item)}});
+        }
+    return dims;
+}
+
+std::vector<workload_dims> expand_dims(const std::vector<dim_values>& dims) {
+    std::vector<workload_dims> out{{}};
+    for (const auto& d : dims) {
+        std::vector<workload_dims> next;
+        for (const auto& w : out)
+            for (std::int64_t v : d.values) {
+                workload_dims x = w;
+                x.emplace_back(d.name, v);
+                next.push_back(std::move(x));
+            }
+        out = std::move(next);
+        if (out.size() > max_workloads)
+            throw tool_error(fmt::format("the dims make more than {} workloads; give fewer values", max_workloads));
+    }
+    return dims.empty() ? std::vector<workload_dims>{} : out;
+}
+
+std::vector<workload_dims> parse_workload_list(std::string_view text) {
+    std::vector<workload_dims> out;
+    for (const auto& one : split(std::string(text), ';')) {
+        if (trim(one).empty()) continue;
+        workload_dims w;
+        for (const auto& part : split(one, ',')) {
+            const auto eq = part.find('=');
+            if (eq == std::string::npos)
+                throw tool_error(fmt::format("workload '{}': '{}' is not 'name=value'; write workloads like "
+                                             "'M=1,K=4096; M=16,K=1024'",
+                                             trim(one), trim(part)));
+            const std::string name = checked_dim_name(part.substr(0, eq), one);
+            for (const auto& [n, v] : w)
+                if (n == name) throw tool_error(fmt::format("workload '{}' gives dim '{}' twice", trim(one), name));
+            w.emplace_back(name, parse_dim_value(part.substr(eq + 1), one));
+        }
+        if (!out.empty()) {
+            std::vector<std::string> a, b;
+            for (const auto& [n, v] : out.front()) a.push_back(n);
+            for (const auto& [n, v] : w) b.push_back(n);
+            if (a != b)
+                throw tool_error(fmt::format("workload '{}' binds {}, the first binds {}: every workload gives the same "
+                                             "dims, in the same order",
+                                             trim(one), join(b), join(a)));
+        }
+        out.push_back(std::move(w));
+        if (out.size() > max_workloads) throw tool_error(fmt::format("more than {} workloads", max_workloads));
+    }
+    if (out.empty()) throw tool_error("workloads lists none; write them like 'M=1,K=4096; M=16,K=1024'");
+    return out;
+}
+
+std::string check_dims_shape(std::string_view text, const std::vector<std::string>& dim_names, std::string_view what) {
+    std::vector<std::string> parts;
+    for (const auto& part : split(std::string(text), 'x')) {
+        const std::string p = trim(part);
+        bool number = !p.empty() && std::all_of(p.begin(), p.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+        if (number) {
+            parse_dim_value(p, text);
+        } else if (std::find(dim_names.begin(), dim_names.end(), p) == dim_names.end()) {
+            throw tool_error(fmt::format("{} '{}': '{}' is neither a size nor a dim (dims: {}); write it like 'MxK'", what,
+                                         std::string(text), p, join(dim_names)));
+        }
+        parts.push_back(p);
+    }
+    if (parts.empty()) throw tool_error(fmt::format("{} is empty; write it like 'MxK'", what));
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : "x") + p;
+    return out;
 }
 
 bool callable_spec::is_file() const { return module.ends_with(".py") || module.find('/') != std::string::npos; }

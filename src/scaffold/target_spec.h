@@ -21,6 +21,26 @@ struct named_shape {
 };
 named_shape parse_extra_item(std::string_view text);
 
+/// Workloads: the shapes a model runs, as values of named dims. `--dim M=1,16 --dim K=4096`
+/// gives their product; `--workloads "M=1,K=4096; M=16,K=1024"` lists them.
+struct dim_values {
+    std::string name;
+    std::vector<std::int64_t> values;
+};
+/// {"M=1,16,256", "K=4096"}, or the CLI's comma-split {"M=1", "16", "256", "K=4096"}: an item
+/// without '=' adds a value to the dim before it. Throws tool_error naming the item.
+std::vector<dim_values> parse_dims(const std::vector<std::string>& items);
+/// One workload: each dim's value, in the dims' order.
+using workload_dims = std::vector<std::pair<std::string, std::int64_t>>;
+/// The product of the dims' values, the first dim varying slowest. At most max_workloads.
+std::vector<workload_dims> expand_dims(const std::vector<dim_values>& dims);
+/// "M=1,K=4096; M=16,K=1024" (';' between workloads). Every workload binds the same dims.
+std::vector<workload_dims> parse_workload_list(std::string_view text);
+inline constexpr std::size_t max_workloads = 64;
+/// A shape in the dims' names and sizes ("MxK", "Mx4096"), checked against the dims; returns it
+/// normalized ("MxK"). Throws tool_error naming an unknown dim.
+std::string check_dims_shape(std::string_view text, const std::vector<std::string>& dim_names, std::string_view what);
+
 /// "pkg.mod:fn" or "./file.py:fn" split at the last ':'. Throws tool_error for anything else.
 struct callable_spec {
     std::string module;  ///< dotted module name or a file path

@@ -54,6 +54,12 @@ gate_result apply_gate(const gate_rule& rule, const gate_input& in) {
     const std::string& v = in.verdict;
     if (v == "incorrect") return {gate_outcome::fail, "the candidate is incorrect"};
     if (v == "invalid") return {gate_outcome::fail, "the comparison is invalid (see reasons)"};
+    // Faster at some workloads, slower at others: a loss the mean over them must not hide.
+    if (v == "mixed" && rule.kind != gate_kind::regression)
+        return {gate_outcome::fail, "the candidate is slower at some workloads (verdict mixed)"};
+    if (v == "mixed")
+        return {gate_outcome::undecided, "the candidate is slower at some workloads (verdict mixed): hold each "
+                                         "workload's speedup against the bound (the result's workloads)"};
     switch (rule.kind) {
         case gate_kind::slower:
             if (v == "slower") return {gate_outcome::fail, "the candidate is slower"};

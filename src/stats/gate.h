@@ -1,5 +1,7 @@
 // CI gates on a verify verdict: `--fail-on slower|not-faster|regression:<pct>`. Pure.
 //
+//   mixed           (several workloads, faster at some, slower at others) fails slower and
+//                   not-faster, and is undecided for regression: a loss the mean does not hide.
 //   slower          fails on slower, incorrect, invalid; inconclusive passes (nothing was shown
 //                   slower). Never undecided.
 //   not-faster      passes only on faster; fails on slower, incorrect, invalid; inconclusive is

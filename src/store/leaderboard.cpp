@@ -14,7 +14,7 @@ namespace hotkernel {
 namespace {
 
 const std::set<std::string>& verdicts() {
-    static const std::set<std::string> v{"faster", "slower", "inconclusive", "incorrect", "invalid"};
+    static const std::set<std::string> v{"faster", "slower", "mixed", "inconclusive", "incorrect", "invalid"};
     return v;
 }
 
@@ -52,7 +52,7 @@ int rank_group(const std::string& verdict) {
     if (verdict == "faster") return 0;
     if (verdict == "incorrect") return 2;
     if (verdict == "invalid") return 3;
-    return 1;  // inconclusive, slower: no gain
+    return 1;  // inconclusive, slower, mixed: no gain to rank by
 }
 
 double speedup_of(const json& r) {
@@ -94,21 +94,51 @@ std::string gpu_label(const json& r) {
 std::string speedup_cell(const json& r) {
     const std::string v = r.value("verdict", "invalid");
     if (v == "faster") return fmt::format("{:.3f}×", speedup_of(r));
-    if (v == "incorrect" || v == "invalid") return v;
+    if (v == "incorrect" || v == "invalid" || v == "mixed") return v;
     return "no gain";
 }
 
-std::string render_row(const result_entry& e, std::size_t rank) {
+/// The workloads' names over a section's rows, in the order they first appear.
+std::vector<std::string> section_workloads(const std::vector<const result_entry*>& rows) {
+    std::vector<std::string> names;
+    for (const auto* e : rows) {
+        const json& r = e->doc["result"];
+        if (!r.contains("workloads") || !r["workloads"].is_array()) continue;
+        for (const auto& w : r["workloads"]) {
+            const std::string n = w.is_object() ? string_field(w, "name") : "";
+            if (!n.empty() && std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+        }
+    }
+    return names;
+}
+
+/// One workload's cell: its speedup where that workload is faster, else its verdict.
+std::string workload_cell(const json& r, const std::string& name) {
+    if (!r.contains("workloads") || !r["workloads"].is_array()) return "—";
+    for (const auto& w : r["workloads"]) {
+        if (!w.is_object() || string_field(w, "name") != name) continue;
+        const std::string v = string_field(w, "verdict");
+        if (v == "faster" && w.contains("speedup") && w["speedup"].is_number())
+            return fmt::format("{:.3f}×", w["speedup"].get<double>());
+        return v == "inconclusive" ? "no gain" : v;
+    }
+    return "—";
+}
+
+std::string render_row(const result_entry& e, std::size_t rank, const std::vector<std::string>& workloads) {
     const json& d = e.doc;
     const json& r = d["result"];
     std::string ci = "—";
-    if (r.value("verdict", "") == "faster" && r.contains("speedup_ci95") && r["speedup_ci95"].is_object() &&
+    const std::string verdict = r.value("verdict", "");
+    if (verdict == "faster" && r.contains("speedup_ci95") && r["speedup_ci95"].is_object() &&
         r["speedup_ci95"].value("low", json()).is_number() && r["speedup_ci95"].value("high", json()).is_number())
         ci = fmt::format("{:.3f}–{:.3f}", r["speedup_ci95"]["low"].get<double>(), r["speedup_ci95"]["high"].get<double>());
     std::string candidate = string_field(r, "candidate_script");
     if (auto slash = candidate.find_last_of('/'); slash != std::string::npos) candidate = candidate.substr(slash + 1);
-    return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | `{}` |", rank,
-                       cell(speedup_cell(r)), ci, cell(r.value("verdict", "")), cell(candidate),
+    std::string per;
+    for (const auto& w : workloads) per += " " + cell(workload_cell(r, w)) + " |";
+    return fmt::format("| {} | {} | {} | {} |{} {} | {} | {} | {} | {} | {} | {} | {} | `{}` |", rank,
+                       cell(speedup_cell(r)), ci, cell(r.value("verdict", "")), per, cell(candidate),
                        mean_std(r.value("baseline", json())), mean_std(r.value("candidate", json())),
                        cell(cell_text(r.value("n", json()))), cell(cell_text(r.value("seed", json()))),
                        cell(string_field(d, "note")), cell(string_field(d, "who")),
@@ -144,11 +174,20 @@ std::string render_leaderboard(const std::vector<result_entry>& entries, const s
             return a->rel_path < b->rel_path;
         });
         out += fmt::format("\n## {} on {}\n\n", cell(key.first), cell(key.second));
-        out += "| # | Speedup | 95% CI | Verdict | Candidate | Baseline ms | Candidate ms | n | Seed | Note | Who | "
-               "Recorded (UTC) | Result file |\n";
-        out += "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+        const std::vector<std::string> workloads = section_workloads(rows);
+        if (!workloads.empty())
+            out += "Speedup and its CI are the geometric mean over the workloads; a workload's column shows its own "
+                   "speedup where it is `faster`, else its verdict. Times are the runs' totals over the workloads.\n\n";
+        std::string wh, wsep;
+        for (const auto& w : workloads) {
+            wh += " " + cell(w) + " |";
+            wsep += "---|";
+        }
+        out += "| # | Speedup | 95% CI | Verdict |" + wh +
+               " Candidate | Baseline ms | Candidate ms | n | Seed | Note | Who | Recorded (UTC) | Result file |\n";
+        out += "|---|---|---|---|" + wsep + "---|---|---|---|---|---|---|---|---|\n";
         std::size_t rank = 0;
-        for (const auto* e : rows) out += render_row(*e, ++rank) + "\n";
+        for (const auto* e : rows) out += render_row(*e, ++rank, workloads) + "\n";
     }
     if (!skipped.empty()) {
         std::vector<skipped_file> sorted = skipped;

@@ -36,7 +36,8 @@ std::string gpu_label(const json& verify_result);
 std::string speedup_cell(const json& verify_result);
 
 /// One table row (markdown, no trailing newline) for an entry; `rank` is its place in its section.
-std::string render_row(const result_entry& e, std::size_t rank);
+/// workloads: the section's workloads' names (a cell each, in this order); empty for one-shape targets.
+std::string render_row(const result_entry& e, std::size_t rank, const std::vector<std::string>& workloads = {});
 
 /// The whole file. `results_label` is how the folder is named in the header ("results/").
 std::string render_leaderboard(const std::vector<result_entry>& entries, const std::vector<skipped_file>& skipped,

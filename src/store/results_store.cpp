@@ -65,8 +65,8 @@ std::string check_verify_result(const json& r) {
     if (std::string why = newer_schema(r); !why.empty()) return why;
     if (!r.contains("verdict") || !r["verdict"].is_string()) return "it has no \"verdict\"";
     const std::string v = r["verdict"].get<std::string>();
-    if (v != "faster" && v != "slower" && v != "inconclusive" && v != "incorrect" && v != "invalid")
-        return "its verdict '" + v + "' is not one of faster, slower, inconclusive, incorrect, invalid";
+    if (v != "faster" && v != "slower" && v != "mixed" && v != "inconclusive" && v != "incorrect" && v != "invalid")
+        return "its verdict '" + v + "' is not one of faster, slower, mixed, inconclusive, incorrect, invalid";
     if (!r.contains("baseline") || !r["baseline"].is_object() || !r.contains("candidate") || !r["candidate"].is_object())
         return "it has no \"baseline\"/\"candidate\" statistics";
     if (v == "faster" && !(r.contains("speedup") && r["speedup"].is_number())) return "verdict faster without a speedup";

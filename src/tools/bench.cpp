@@ -8,6 +8,7 @@
 #include "measure/measure.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
+#include "measure/workloads.h"
 #include "plot/save.h"
 #include "python/interpreter.h"
 #include "registry/lean.h"
@@ -48,6 +49,45 @@ void summarize_profile_check(const std::vector<run_record>& runs, json& result, 
                                            "samples; span = first kernel start to last kernel end over the calls "
                                            "(gaps between calls included), kernel busy = time any kernel ran, per "
                                            "call (the profiler's kernel time)"}};
+}
+
+/// Per workload of a multi-shape target: its statistics over the runs and every sample.
+json workload_stats(const std::vector<run_record>& runs) {
+    const std::vector<std::string> names = workload_names(runs.front().line);
+    std::vector<std::vector<run_record>> per(names.size());
+    for (const auto& r : runs) {
+        std::vector<run_record> parts = split_by_workload(r);
+        for (auto& p : parts) {
+            const std::string name = p.line.value("workload", "");
+            for (std::size_t j = 0; j < names.size(); ++j)
+                if (name == names[j]) per[j].push_back(std::move(p));
+        }
+    }
+    json out = json::array();
+    for (std::size_t j = 0; j < names.size(); ++j) {
+        json w{{"name", names[j]}};
+        std::vector<double> ms;
+        bool ok = true;
+        for (const auto& p : per[j]) {
+            ms.push_back(p.ms);
+            ok = ok && p.ok == true;
+        }
+        w["n"] = ms.size();
+        if (!ms.empty()) {
+            const json summary = summary_json_ms(summarize(ms));
+            for (const auto& [k, v] : summary.items())
+                if (k != "n") w[k] = v;
+        }
+        w["samples_ms"] = ms;
+        w["ok"] = ok && !per[j].empty();
+        if (!per[j].empty()) {
+            const json& line = per[j].front().line;
+            for (const char* k : {"dims", "weight", "shapes", "roofline_inputs", "calls_per_sample", "rotate_k"})
+                if (line.contains(k)) w[k] = line[k];
+        }
+        out.push_back(std::move(w));
+    }
+    return out;
 }
 
 struct bench_args {
@@ -115,6 +155,11 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     for (const auto& [k, v] : summary.items())
         if (k != "n") result[k] = v;  // n: the runs asked for
     result["samples_ms"] = samples;
+    if (has_workloads(first)) {
+        // The run's figures above are of its total: the workloads' ms, weighted, summed.
+        result["workloads"] = workload_stats(runs);
+        result["total_is"] = "the workloads' ms a run, each times its weight, summed";
+    }
 
     // Correctness: every run's claim, never hidden by averaging.
     std::vector<std::size_t> failed;
@@ -214,6 +259,19 @@ std::string stats_line(const json& r) {
 
 std::string bench_summary(const json& r);
 
+/// A line per workload: "  M=16: mean 0.0123 ms ± 0.0002  min 0.0120  ok".
+std::string workload_lines(const json& r) {
+    std::string out;
+    if (!r.contains("workloads")) return out;
+    out += fmt::format("workloads ({}; the figures above are their total a run):\n", r["workloads"].size());
+    for (const auto& w : r["workloads"]) {
+        auto num = [&](const char* k) { return w.value(k, json()).is_number() ? w[k].get<double>() : NAN; };
+        out += fmt::format("  {}: mean {:.4g} ms ± {:.3g}  min {:.4g}{}\n", w.value("name", ""), num("mean_ms"),
+                           num("std_ms"), num("min_ms"), w.value("ok", false) ? "" : "  ok: FALSE");
+    }
+    return out;
+}
+
 std::string bench_render(const json& r) {
     if (!r.contains("samples_ms")) return bench_summary(r);  // --detail lean: the lean lines
     std::string out = stats_line(r);
@@ -222,6 +280,7 @@ std::string bench_render(const json& r) {
     std::string samples;
     for (const auto& v : r["samples_ms"]) samples += (samples.empty() ? "" : " ") + fmt::format("{:.4g}", v.get<double>());
     out += "samples_ms: " + samples + "\n";
+    out += workload_lines(r);
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     out += plot_line(r);
     if (r.value("full_record", json()).is_string()) out += "full record: " + r["full_record"].get<std::string>() + "\n";
@@ -237,6 +296,11 @@ json bench_lean(const json& r) {
     if (r.contains("profile_check"))  // asked for: its figures (the full record says how they were taken)
         out["profile_check"] = pick(r["profile_check"], {"runs", "ms_over_span_median", "ms_over_kernel_busy_median",
                                                          "span_per_call_ms_median", "kernel_median_ms"});
+    if (r.contains("workloads")) {
+        out["workloads"] = json::array();
+        for (const auto& w : r["workloads"])
+            out["workloads"].push_back(pick(w, {"name", "mean_ms", "std_ms", "min_ms", "ok"}));
+    }
     out.update(pick(r, {"plot", "flags", "warnings", "full_record"}));
     return round_numbers(std::move(out));
 }
@@ -245,6 +309,7 @@ json bench_lean(const json& r) {
 std::string bench_summary(const json& r) {
     std::string out = stats_line(r);
     if (r.contains("roofline_inputs")) out += "roofline_inputs: " + dump_line(r["roofline_inputs"]) + "\n";
+    out += workload_lines(r);
     for (const char* kind : {"flags", "warnings"}) {
         std::vector<std::string> ids;
         for (const auto& f : r.value(kind, json::array())) ids.push_back(finding_id_of(f));
@@ -307,10 +372,7 @@ tool_spec bench_tool() {
           {"mean_ms", {{"type", {"number", "null"}}}},
           {"std_ms", {{"type", {"number", "null"}}}},
           {"min_ms", {{"type", {"number", "null"}}}},
-          {"median_ms", {{"type", {"number", "null"}}}},
           {"ok", {{"type", {"boolean", "null"}}}},
-          {"roofline_inputs", {{"type", "object"}}},
-          {"plot", plot_result_schema()},
           {"warnings", findings_schema(finding_kind::warning)},
           {"full_record", {{"type", {"string", "null"}}}}}}};
     t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's script

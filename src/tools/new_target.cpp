@@ -1,5 +1,6 @@
 // new: scaffold a protocol-3 target (baseline, candidate, vendored contract) from a PyTorch function.
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -25,12 +26,13 @@ struct new_args {
     std::string from;
     std::string shape;
     std::vector<std::string> extra;
+    std::vector<std::string> dims;
     std::vector<std::string> rotate;
-    std::optional<double> flops;
+    std::optional<std::string> flops;
     std::optional<std::string> reference;
     std::optional<std::string> derive;
     std::vector<std::string> inputs;
-    std::optional<long long> min_bytes;
+    std::optional<std::string> min_bytes;
     std::string dtype;
     std::optional<std::string> name;
     std::string out_dir;
@@ -60,6 +62,35 @@ std::string place_spec(const std::string& text, const char* what, const fs::path
     return r + ":" + s.attr;
 }
 
+/// dims' workloads: values of each dim ('M=1,16,256', 'K=4096': their product), or a list with
+/// ';' between workloads ('M=1,K=4096; M=16,K=1024'), which the CLI's comma split does not break.
+std::vector<workload_dims> dims_workloads(const std::vector<std::string>& dims) {
+    std::string joined;
+    for (const auto& d : dims) joined += (joined.empty() ? "" : ",") + d;
+    if (joined.find(';') != std::string::npos) return parse_workload_list(joined);
+    return expand_dims(parse_dims(dims));
+}
+
+/// flops or min_bytes as the TARGET holds it: a number stays a number (integral ones integers:
+/// 8388608, not 8388608.0); anything else is an expression of the dims ("2*M*N*K") that the
+/// contract evaluates per workload (and the probe checks before anything is written).
+json count_or_expression(const std::optional<std::string>& text, const char* what,
+                         const std::vector<std::string>& dim_names) {
+    if (!text) return nullptr;
+    const std::string t = trim(*text);
+    char* end = nullptr;
+    const double f = std::strtod(t.c_str(), &end);
+    if (!t.empty() && end == t.c_str() + t.size() && std::isfinite(f)) {
+        if (f < 0) throw tool_error(fmt::format("{} {} is negative; give the count one call does", what, t));
+        return (f == std::floor(f) && f < 9e15) ? json(static_cast<long long>(f)) : json(f);
+    }
+    if (t.empty() || t.size() > 200 || t.find_first_not_of("0123456789.+-*/%() _ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwyz") != std::string::npos)
+        throw tool_error(fmt::format("{} '{}' is not a number or an arithmetic expression of the dims{}, like "
+                                     "'2*M*N*K'",
+                                     what, t.substr(0, 80), dim_names.empty() ? "" : " (" + join(dim_names) + ")"));
+    return t;
+}
+
 /// The TARGET dict the scripts will hold, from validated options (no Python yet).
 json build_target(const new_args& args, const fs::path& out_dir, std::vector<finding>& warnings) {
     const std::string from_text = args.from;
@@ -75,16 +106,31 @@ json build_target(const new_args& args, const fs::path& out_dir, std::vector<fin
             throw tool_error(fmt::format("name '{}' is not usable in a file name; use letters, digits, '_' or '-'", name));
     if (name.empty() || name.starts_with(".")) throw tool_error(fmt::format("name '{}' is not a valid target name", name));
 
-    const auto shape = parse_shape_text(args.shape, "shape");
+    // Workloads: the shape and the extra inputs' shapes are written in the dims' names.
+    const std::vector<workload_dims> wls = dims_workloads(args.dims);
+    std::vector<std::string> dim_names;
+    if (!wls.empty())
+        for (const auto& [n, v] : wls.front()) dim_names.push_back(n);
+    json shape = wls.empty() ? json(parse_shape_text(args.shape, "shape")) : json(check_dims_shape(args.shape, dim_names, "shape"));
     json extra = json::object();
     std::vector<std::string> raw_names = {"x"};
     for (const auto& e : args.extra) {
-        named_shape ns = parse_extra_item(e);
+        named_shape ns;
+        if (wls.empty()) {
+            ns = parse_extra_item(e);
+        } else {
+            const auto colon = e.find(':');
+            ns.name = colon == std::string::npos ? std::string() : trim(e.substr(0, colon));
+            if (!is_identifier(ns.name))
+                throw tool_error(fmt::format("extra input '{}' must be 'name:shape' in the dims, like 'w:K'", e));
+        }
         if (ns.name == "x" || extra.contains(ns.name))
             throw tool_error(fmt::format("extra input '{}': the name '{}' is already used (x is the primary input); "
                                          "give each input its own name",
                                          e, ns.name));
-        extra[ns.name] = ns.shape;
+        extra[ns.name] = wls.empty() ? json(ns.shape)
+                                     : json(check_dims_shape(e.substr(e.find(':') + 1), dim_names,
+                                                             fmt::format("extra input '{}': shape", ns.name)));
         raw_names.push_back(ns.name);
     }
 
@@ -130,13 +176,8 @@ json build_target(const new_args& args, const fs::path& out_dir, std::vector<fin
     t["derive"] = derive.empty() ? json(nullptr) : json(place_spec(derive, "derive", out_dir));
     t["inputs"] = inputs.empty() ? json(nullptr) : json(inputs);
     t["reference"] = reference.empty() ? json(nullptr) : json(place_spec(reference, "reference", out_dir));
-    t["flops"] = nullptr;
-    if (args.flops) {
-        const double f = *args.flops;
-        // integral flop counts stay integers in the TARGET (8388608, not 8388608.0)
-        t["flops"] = (f == std::floor(f) && f < 9e15) ? json(static_cast<long long>(f)) : json(f);
-    }
-    t["min_bytes"] = args.min_bytes ? json(*args.min_bytes) : json(nullptr);
+    t["flops"] = count_or_expression(args.flops, "flops", dim_names);
+    t["min_bytes"] = count_or_expression(args.min_bytes, "min_bytes", dim_names);
     t["dtype"] = args.dtype;
     t["device"] = args.device;
     t["seed"] = args.seed;
@@ -144,6 +185,15 @@ json build_target(const new_args& args, const fs::path& out_dir, std::vector<fin
     t["samples"] = 10;
     t["warmup_s"] = "auto";  // steady-state warm-up: see WARMUP_MIN_S in the contract
     t["timer"] = "auto";
+    if (!wls.empty()) {
+        json list = json::array();
+        for (const auto& w : wls) {
+            json one = json::object();
+            for (const auto& [n, v] : w) one[n] = v;
+            list.push_back(one);
+        }
+        t["workloads"] = list;
+    }
     if (rotate.empty()) warnings.push_back(findings::rotate_empty());
     if (t["flops"].is_null())
         warnings.push_back(findings::no_flops());
@@ -303,7 +353,7 @@ json new_handler(const new_args& args, tool_context& ctx) {
     result["contract"] = {{"protocol", contract_protocol()}, {"sha256", contract_hash()}};
     json p = json::object();
     for (const char* k : {"python", "python_version", "torch", "device", "call_names", "input_shapes", "input_dtypes",
-                          "out_shapes", "out_dtypes", "error", "seconds"})
+                          "out_shapes", "out_dtypes", "error", "seconds", "workloads"})
         if (probe.contains(k)) p[k] = probe[k];
     result["probe"] = p;
     result["next_steps"] = next;
@@ -326,6 +376,12 @@ std::string new_render(const json& r) {
                        p.contains("call_names") ? join(p["call_names"].get<std::vector<std::string>>()) : "",
                        p.contains("out_shapes") ? dump_line(p["out_shapes"]) : "?",
                        p.contains("out_dtypes") ? dump_line(p["out_dtypes"]) : "");
+    if (p.contains("workloads") && p["workloads"].is_array()) {
+        std::vector<std::string> names;
+        for (const auto& w : p["workloads"]) names.push_back(w.value("name", ""));
+        out += fmt::format("workloads: {} ({}), each checked; bench and verify time every one in each run\n",
+                           names.size(), join(names));
+    }
     out += fmt::format("contract: protocol {}  sha256 {}\n", r["contract"].value("protocol", 0),
                        r["contract"].value("sha256", "").substr(0, 16));
     out += "next:\n";
@@ -402,17 +458,25 @@ tool_spec new_tool() {
                                     .required = true,
                                     .positional = true}),
             param(&new_args::shape, {.name = "shape",
-                                     .summary = "Shape of x, e.g. '4096x8192'",
+                                     .summary = "Shape of x: '4096x8192', 'MxK'",
                                      .required = true}),
+            param(&new_args::dims, {.name = "dims",
+                                    .summary = "Workloads: 'M=1,16' per dim or 'M=1,K=8; M=2,K=8'",
+                                    .details = "Values per dim (the workloads are their product), or the workloads one "
+                                               "by one with ';' between them. Each workload is a shape the target is "
+                                               "checked and timed at, all in one run; shape, extra, flops and min_bytes "
+                                               "may use the dims' names. docs/workloads.md."}),
             param(&new_args::extra, {.name = "extra",
                                      .summary = "More inputs, 'name:shape', in order",
-                                     .details = "Random tensors of the same dtype."}),
+                                     .details = "Random tensors of the same dtype. With dims a shape in their names: "
+                                                "'w:K'."}),
             param(&new_args::rotate, {.name = "rotate",
                                       .summary = "Inputs rotated so calls read DRAM",
                                       .details = "An empty list: none.",
                                       .default_value = json::array({"x"})}),
-            param(&new_args::flops, {.name = "flops", .summary = "Nominal flops per call",
-                                                      .details = "Nominal flops per call, for roofline().", .minimum = 0}),
+            param(&new_args::flops, {.name = "flops", .summary = "Flops per call, or '2*M*N*K'",
+                                     .details = "Nominal flops per call, for roofline(): a number, or an expression of "
+                                                "the dims (+ - * / // % **)."}),
             param(&new_args::reference,
                   {.name = "reference",
                    .summary = "'module:function': fp32 reference",
@@ -427,8 +491,8 @@ tool_spec new_tool() {
                                       .details = "e.g. ['x', 'w_q', 'scales']."}),
             param(&new_args::min_bytes, {.name = "min_bytes",
                                          .summary = "Bytes one call must read",
-                                         .details = "One weight layout, say. Without it: the inputs' bytes.",
-                                         .minimum = 1}),
+                                         .details = "One weight layout, say: a number or an expression of the dims. "
+                                                    "Without it: the inputs' bytes."}),
             param(&new_args::dtype, {.name = "dtype",
                                      .summary = "Dtype of the inputs",
                                      .default_value = "bf16",

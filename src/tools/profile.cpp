@@ -5,6 +5,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "nvidia/kernel_tables.h"
@@ -81,6 +83,8 @@ struct target_plan {
         if (ranged()) {
             j["mode"] = "profile";
             j["range"] = std::string(profile_mode_range);
+            // A target with workloads is profiled at one shape (docs/workloads.md).
+            if (const char* w = std::getenv("HOTKERNEL_WORKLOAD"); w && *w) j["workload"] = w;
         } else {
             j["mode"] = "whole_run";
         }

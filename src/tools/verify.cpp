@@ -19,6 +19,7 @@
 #include "measure/pairs.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
+#include "measure/workloads.h"
 #include "plot/save.h"
 #include "python/interpreter.h"
 #include "registry/lean.h"
@@ -26,6 +27,7 @@
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "stats/aggregate.h"
 #include "stats/gate.h"
 #include "stats/paired.h"
 #include "stats/stopping.h"
@@ -82,17 +84,19 @@ json clock_state(tool_context& ctx, const gpu_context& g) {
     }
 }
 
-/// The roofline floor of the kernel on this GPU, and a flag when the candidate beats it.
-void roofline_check(const json& line, const gpu_context& g, double candidate_min_ms, json& result, json& flags) {
-    if (!line.contains("roofline_inputs") || !line["roofline_inputs"].is_object()) return;
+/// The roofline floor of one shape on this GPU: attainable_ms (the datasheet's), the calibrated
+/// floor where calibrate measured this card, and each side's fastest run as a percentage of them
+/// (pct_of_floor: 100 is at the floor). Flags a candidate under either floor. Null without a GPU
+/// the spec table knows, or without roofline_inputs.
+json roofline_of(const json& line, const gpu_context& g, double baseline_min_ms, double candidate_min_ms, json& flags,
+                 const std::string& workload = "") {
+    if (!line.contains("roofline_inputs") || !line["roofline_inputs"].is_object() || !g.gpu) return nullptr;
     const json& ri = line["roofline_inputs"];
-    result["roofline_inputs"] = ri;
-    if (!g.gpu) return;
     const gpu_spec* spec = spec_table::builtin().find(g.gpu->name);
-    if (!spec || !ri.value("flops", json()).is_number() || !ri.value("bytes", json()).is_number()) return;
+    if (!spec || !ri.value("flops", json()).is_number() || !ri.value("bytes", json()).is_number()) return nullptr;
     const std::string dtype = ri.value("dtype", json("bf16")).is_string() ? ri["dtype"].get<std::string>() : "bf16";
     auto peak = spec->peak(dtype);
-    if (!peak || !spec->mem_gbs || ri["bytes"].get<double>() <= 0 || ri["flops"].get<double>() < 0) return;
+    if (!peak || !spec->mem_gbs || ri["bytes"].get<double>() <= 0 || ri["flops"].get<double>() < 0) return nullptr;
     roofline_input in{.flops = ri["flops"].get<double>(), .bytes = ri["bytes"].get<double>(), .peak_tflops = *peak,
                       .peak_mem_gbs = *spec->mem_gbs, .measured_mem_gbs = std::nullopt};
     std::string measured_source;
@@ -107,16 +111,154 @@ void roofline_check(const json& line, const gpu_context& g, double candidate_min
     }
     const roofline_result rr = compute_roofline(in);
     json r{{"gpu_key", spec->key}, {"dtype", dtype}, {"bound", rr.bound}, {"attainable_ms", rr.attainable_ms}};
+    auto pct = [](double floor, double ms) { return std::isfinite(ms) && ms > 0 ? json(100.0 * floor / ms) : json(nullptr); };
+    r["baseline_pct_of_floor"] = pct(rr.attainable_ms, baseline_min_ms);
+    r["candidate_pct_of_floor"] = pct(rr.attainable_ms, candidate_min_ms);
     if (rr.attainable_ms_measured) {
         r["attainable_ms_measured"] = *rr.attainable_ms_measured;
+        r["baseline_pct_of_measured_floor"] = pct(*rr.attainable_ms_measured, baseline_min_ms);
+        r["candidate_pct_of_measured_floor"] = pct(*rr.attainable_ms_measured, candidate_min_ms);
         r["measured_source"] = measured_source;
     }
-    if (std::isfinite(candidate_min_ms) && candidate_min_ms > 0)
-        r["candidate_pct_of_floor"] = 100.0 * rr.attainable_ms / candidate_min_ms;
-    result["roofline"] = r;
-    if (std::isfinite(candidate_min_ms) && candidate_min_ms < rr.attainable_ms)
-        flags.push_back(findings::under_roofline_floor(candidate_min_ms, spec->display_name(), rr.attainable_ms,
-                                                       in.flops, in.bytes, dtype));
+    r["how"] = "pct_of_floor = 100 x floor / the side's fastest run (100: at the floor)";
+    if (std::isfinite(candidate_min_ms) && candidate_min_ms < rr.attainable_ms) {
+        json f = findings::under_roofline_floor(candidate_min_ms, spec->display_name(), rr.attainable_ms, in.flops,
+                                                in.bytes, dtype);
+        if (!workload.empty()) f["workload"] = workload;
+        flags.push_back(std::move(f));
+    } else if (rr.attainable_ms_measured && in.measured_mem_gbs && std::isfinite(candidate_min_ms) &&
+               candidate_min_ms < 0.95 * *rr.attainable_ms_measured) {
+        // 5% under: a read-mostly stream may beat the copy's bandwidth that calibrate measures by a little.
+        json f = findings::under_measured_floor("candidate", candidate_min_ms, 0.95 * *rr.attainable_ms_measured,
+                                                *in.measured_mem_gbs, workload);
+        if (!workload.empty()) f["workload"] = workload;
+        flags.push_back(std::move(f));
+    }
+    return r;
+}
+
+/// One side's fastest run in a compare_runs side object (NaN when absent).
+double min_ms_of(const json& side) {
+    return side.is_object() && side.value("min_ms", json()).is_number() ? side["min_ms"].get<double>() : NAN;
+}
+
+/// A flag raised for one workload joins the result's flags once per id and role, naming the
+/// workloads it was raised for.
+void merge_flag(json& flags, json f, const std::string& workload) {
+    for (auto& h : flags)
+        if (h.value("id", "") == f.value("id", "") && h.value("role", "") == f.value("role", "")) {
+            if (!h.contains("workloads")) h["workloads"] = json::array();
+            h["workloads"].push_back(workload);
+            return;
+        }
+    f.erase("workload");
+    f["workloads"] = json::array({workload});
+    flags.push_back(std::move(f));
+}
+
+/// Each workload judged as a target of its own (the seed's rule, its speedup and interval, its
+/// roofline), then summed up (stats/aggregate.h): the result's `workloads` and `aggregate`.
+void judge_workloads(const compare_input& in, const gpu_context& gpu, json& result, json& flags) {
+    json list = json::array();
+    std::vector<workload_outcome> outcomes;
+    for (const auto& [name, part] : split_by_workload(in)) {
+        if (part.baseline.empty() || part.candidate.empty()) continue;
+        const json cmp = compare_runs(part);
+        const json& bl = part.baseline.front().line;
+        json w{{"name", name}, {"verdict", cmp["verdict"]}};
+        for (const char* k : {"dims", "weight"})
+            if (bl.contains(k)) w[k] = bl[k];
+        if (cmp["verdict"] != "faster" && cmp["verdict"] != "slower" && cmp["verdict"] != "inconclusive") {
+            json reasons = cmp["reasons"];
+            // What the check found, from the first run it failed in (compare_runs names the run).
+            for (const auto* side : {&part.candidate, &part.baseline})
+                for (const auto& r : *side)
+                    if (r.ok == false && !r.reason.empty() && reasons.size() < 4) {
+                        reasons.push_back(fmt::format("{} run {}: {}", r.role, r.index, r.reason.substr(0, 300)));
+                        break;
+                    }
+            w["reasons"] = reasons;
+        }
+        for (const char* k : {"speedup", "speedup_ci95"})
+            if (cmp.contains(k)) w[k] = cmp[k];
+        for (const char* side : {"baseline", "candidate"})
+            w[side] = pick(cmp[side], {"n", "mean_ms", "std_ms", "min_ms", "median_ms"});
+        w["diff_ms"] = cmp["diff_ms"];
+        w["threshold_ms"] = cmp["threshold_ms"];
+        if (bl.contains("shapes")) w["shapes"] = bl["shapes"];
+        if (bl.contains("roofline_inputs")) w["roofline_inputs"] = bl["roofline_inputs"];
+        json wflags = json::array();
+        const json roof = roofline_of(bl, gpu, min_ms_of(cmp["baseline"]), min_ms_of(cmp["candidate"]), wflags, name);
+        if (!roof.is_null()) w["roofline"] = roof;
+        for (const auto& f : cmp["flags"]) wflags.push_back(f);
+        for (auto& f : wflags) merge_flag(flags, f, name);
+        list.push_back(std::move(w));
+        workload_outcome o{.name = name, .verdict = verdict_kind::inconclusive,
+                           .weight = bl.value("weight", json(1)).is_number() ? bl["weight"].get<double>() : 1.0,
+                           .speedup = cmp.value("speedup", json()).is_number() ? cmp["speedup"].get<double>() : NAN,
+                           .baseline_ms = {}, .candidate_ms = {}};
+        for (auto v : {verdict_kind::faster, verdict_kind::slower, verdict_kind::inconclusive, verdict_kind::incorrect,
+                       verdict_kind::invalid})
+            if (cmp["verdict"] == to_string(v)) o.verdict = v;
+        for (const auto& r : part.baseline) o.baseline_ms.push_back(r.ms);
+        for (const auto& r : part.candidate) o.candidate_ms.push_back(r.ms);
+        outcomes.push_back(std::move(o));
+    }
+    const workloads_summary s = summarize_workloads(outcomes);
+    json agg{{"verdict", s.verdict},
+             {"faster_on", s.faster_on},
+             {"slower_on", s.slower_on},
+             {"inconclusive_on", s.inconclusive_on},
+             {"geomean_speedup", std::isfinite(s.geomean_speedup) ? json(s.geomean_speedup) : json(nullptr)},
+             {"rule", "faster: faster on at least one workload and slower on none; slower: slower on at least one "
+                      "and faster on none; mixed: both; inconclusive: none decisive; incorrect/invalid: any workload"}};
+    if (!s.incorrect_on.empty()) agg["incorrect_on"] = s.incorrect_on;
+    if (!s.invalid_on.empty()) agg["invalid_on"] = s.invalid_on;
+    agg["geomean_ci95"] = s.ci_valid ? json{{"low", s.ci_low}, {"high", s.ci_high},
+                                            {"method", "per pair, the weighted mean log-ratio over the workloads; Student t"}}
+                                     : json{{"low", nullptr}, {"high", nullptr}, {"note", s.note}};
+    result["workloads"] = list;
+    result["aggregate"] = agg;
+}
+
+/// The spread between processes of the same code on this card (calibrate's process_spread_pct),
+/// as a fraction; 0 when it was not measured (no GPU, no calibration, an older one).
+double process_spread_of(const gpu_context& g, std::string* source) {
+    if (!g.gpu || !g.gpu->uuid) return 0;
+    try {
+        if (auto cal = read_calibration(*g.gpu->uuid))
+            if (cal->value("process_spread_pct", json()).is_number()) {
+                *source = "calibrate, " + calibration_path(*g.gpu->uuid).string();
+                return (*cal)["process_spread_pct"].get<double>() / 100.0;
+            }
+    } catch (const tool_error&) {
+    }
+    return 0;
+}
+
+/// A decisive verdict whose effect is under twice the spread between processes is said so: two
+/// processes of one code differ by about that much (one warning, naming the workloads).
+void check_effect_size(const json& result, double spread, const std::string& source, json& warnings) {
+    if (!(spread > 0)) return;
+    std::vector<std::pair<std::string, double>> small;
+    auto effect = [](const json& x) {
+        return x.value("speedup", json()).is_number() ? std::fabs(x["speedup"].get<double>() - 1.0) : NAN;
+    };
+    if (result.contains("workloads")) {
+        for (const auto& w : result["workloads"])
+            if ((w["verdict"] == "faster" || w["verdict"] == "slower") && effect(w) < 2 * spread)
+                small.emplace_back(w.value("name", ""), effect(w));
+    } else if ((result["verdict"] == "faster" || result["verdict"] == "slower") && effect(result) < 2 * spread) {
+        small.emplace_back("", effect(result));
+    }
+    if (small.empty()) return;
+    double worst = 1;
+    std::string where;
+    for (const auto& [name, e] : small) {
+        worst = std::min(worst, e);
+        if (!name.empty()) where += (where.empty() ? " at " : ", ") + name;
+    }
+    warnings.push_back(findings::effect_under_process_spread(100 * worst, 200 * spread, source + where));
 }
 
 struct verify_args {
@@ -194,10 +336,16 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
 
     gpu_context gpu = find_gpu(ctx);
     json clocks_before = clock_state(ctx, gpu);
+    // An early decisive stop needs an effect of at least twice the spread between processes of
+    // the same code on this card, where calibrate measured it (stats/stopping.h).
+    std::string spread_source;
+    const double spread = process_spread_of(gpu, &spread_source);
+    stopping_rule rule;
+    rule.min_effect = 2 * spread;
 
     pair_outcome done = run_pairs({.baseline = baseline, .candidate = candidate, .args = script_args, .n = n,
                                    .warmup = warmup, .stop_early = stop_early, .python = python,
-                                   .timeout_s = timeout_s},
+                                   .timeout_s = timeout_s, .rule = rule},
                                   *ctx.runner, ctx.cancel, *launcher, ctx.progress);
     const compare_input& in = done.runs;
     const std::string& stopped = done.stopped;
@@ -246,11 +394,48 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
         gpu.note = "the scripts ran on the CPU (device: " + line_field(bline, "device").dump() + ")";
         gpu.gpu.reset();
     }
-    const double c_min = result["candidate"]["min_ms"].is_number() ? result["candidate"]["min_ms"].get<double>() : NAN;
-    roofline_check(bline, gpu, c_min, result, flags);
-    if (!result.contains("roofline_inputs") && cline.contains("roofline_inputs"))
-        result["roofline_inputs"] = cline["roofline_inputs"];
+    if (has_workloads(bline)) {
+        // Each shape judged as a target of its own; the verdict and speedup are their summary, the
+        // sides' figures above the runs' totals (each workload's ms times its weight, summed).
+        judge_workloads(in, gpu, result, flags);
+        const json& agg = result["aggregate"];
+        result["verdict"] = agg["verdict"];
+        if (agg["verdict"] == "faster" || agg["verdict"] == "slower" || agg["verdict"] == "mixed" ||
+            agg["verdict"] == "inconclusive") {
+            result["speedup"] = agg["geomean_speedup"];
+            result["speedup_ci95"] = agg["geomean_ci95"];
+            if (agg["verdict"] != "inconclusive") {
+                json where = json::array();
+                for (const auto& w : result["workloads"])
+                    if (w["verdict"] != "inconclusive")
+                        where.push_back(fmt::format("{} at {}", w["verdict"].get<std::string>(), w["name"].get<std::string>()));
+                result["reasons"] = json::array({fmt::format("{} over {} workloads: {}", agg["verdict"].get<std::string>(),
+                                                             result["workloads"].size(), join(where.get<std::vector<std::string>>()))});
+            } else {
+                result["reasons"] = json::array({"no workload is decisive under the seed's rule"});
+            }
+        }
+        if (agg["verdict"] == "incorrect" || agg["verdict"] == "invalid") {
+            json reasons = json::array();
+            for (const auto& w : result["workloads"])
+                if (w["verdict"] == agg["verdict"] && w.contains("reasons"))
+                    for (const auto& r : w["reasons"])
+                        if (reasons.size() < 6) reasons.push_back(fmt::format("{} at {}: {}", agg["verdict"].get<std::string>(),
+                                                                        w["name"].get<std::string>(), r.get<std::string>()));
+            if (!reasons.empty()) result["reasons"] = reasons;
+        }
+        result["total_is"] = "baseline and candidate: the workloads' ms a run, each times its weight, summed";
+        if (bline.contains("roofline_inputs")) result.erase("roofline_inputs");
+    } else {
+        const double c_min = min_ms_of(result["candidate"]);
+        const json roof = roofline_of(bline, gpu, min_ms_of(result["baseline"]), c_min, flags);
+        if (!roof.is_null()) result["roofline"] = roof;
+        if (bline.contains("roofline_inputs")) result["roofline_inputs"] = bline["roofline_inputs"];
+        else if (cline.contains("roofline_inputs")) result["roofline_inputs"] = cline["roofline_inputs"];
+    }
 
+    check_effect_size(result, spread, spread_source, warnings);
+    if (spread > 0) result["process_spread_pct"] = 100 * spread;
     const int protocol = line_protocol(bline);
     result["protocol"] = protocol;
     result["timer"] = line_field(bline, "timer");
@@ -320,10 +505,11 @@ std::string gate_line(const json& r, std::string_view label) {
 
 std::string speedup_line(const json& r) {
     if (!r.contains("speedup") || !r["speedup"].is_number()) return "";
-    std::string out = fmt::format("speedup:   {:.3f}x", r["speedup"].get<double>());
+    std::string out = fmt::format("speedup:   {:.3f}x{}", r["speedup"].get<double>(),
+                                  r.contains("aggregate") ? " geometric mean over the workloads" : "");
     const json& ci = r.value("speedup_ci95", json());
     if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
-        out += fmt::format("  (95% CI of the paired ratio {:.3f}-{:.3f})", ci["low"].get<double>(),
+        out += fmt::format("  (95% CI {:.3f}-{:.3f})", ci["low"].get<double>(),
                            ci["high"].get<double>());
     return out + "\n";
 }
@@ -339,6 +525,26 @@ std::string record_hint(const json& r) {
 
 std::string verify_summary(const json& r);
 
+/// A line per workload: "  M=16: faster 1.021x (1.015-1.027)  0.0123 -> 0.0120 ms  floor 81%".
+std::string workload_lines(const json& r) {
+    if (!r.contains("workloads")) return "";
+    std::string out = "workloads:\n";
+    for (const auto& w : r["workloads"]) {
+        out += fmt::format("  {}: {}", w.value("name", ""), w.value("verdict", "?"));
+        if (w.value("speedup", json()).is_number()) out += fmt::format(" {:.3f}x", w["speedup"].get<double>());
+        const json ci = w.value("speedup_ci95", json::object());
+        if (ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
+            out += fmt::format(" ({:.3f}-{:.3f})", ci["low"].get<double>(), ci["high"].get<double>());
+        out += fmt::format("  {} -> {} ms", num4(w.value("baseline", json::object()).value("mean_ms", json())),
+                           num4(w.value("candidate", json::object()).value("mean_ms", json())));
+        const json roof = w.value("roofline", json::object());
+        if (roof.value("candidate_pct_of_floor", json()).is_number())
+            out += fmt::format("  {:.0f}% of floor", roof["candidate_pct_of_floor"].get<double>());
+        out += "\n";
+    }
+    return out;
+}
+
 std::string verify_render(const json& r) {
     if (!r.contains("measurement")) return verify_summary(r);  // --detail lean: the lean lines
     std::string out = fmt::format("verdict: {}\n", r.value("verdict", "?"));
@@ -350,7 +556,8 @@ std::string verify_render(const json& r) {
     out += "baseline:  " + side(r["baseline"]) + "  (" + r.value("baseline_script", "") + ")\n";
     out += "candidate: " + side(r["candidate"]) + "  (" + r.value("candidate_script", "") + ")\n";
     out += speedup_line(r);
-    if (r["diff_ms"].is_number() && r["threshold_ms"].is_number())
+    out += workload_lines(r);
+    if (!r.contains("workloads") && r["diff_ms"].is_number() && r["threshold_ms"].is_number())
         out += fmt::format("rule:      |diff| {:.4g} ms vs threshold {:.4g} ms (n={} pairs, warm-up {})\n",
                            std::fabs(r["diff_ms"].get<double>()), r["threshold_ms"].get<double>(), r.value("n", 0),
                            r.value("warmup", 0));
@@ -377,6 +584,21 @@ json verify_lean(const json& r) {
     out["gpu"] = gpu.is_object() ? gpu.value("name", json()) : json(nullptr);
     out.update(pick(r, {"roofline_inputs", "gate", "baseline_ref", "exports", "plot", "flags", "warnings", "full_record"}));
     if (r.contains("roofline")) out["roofline"] = pick(r["roofline"], {"bound", "attainable_ms", "candidate_pct_of_floor"});
+    if (r.contains("workloads")) {
+        out["workloads"] = json::array();
+        for (const auto& w : r["workloads"]) {
+            json x = pick(w, {"name", "verdict", "speedup", "reasons"});
+            if (w.contains("speedup_ci95")) x["speedup_ci95"] = pick(w["speedup_ci95"], {"low", "high"});
+            for (const char* side : {"baseline", "candidate"})
+                if (w.contains(side)) x[side + std::string("_ms")] = w[side].value("mean_ms", json());
+            if (w.contains("roofline"))
+                x["roofline"] = pick(w["roofline"], {"attainable_ms", "candidate_pct_of_floor",
+                                                     "candidate_pct_of_measured_floor"});
+            out["workloads"].push_back(std::move(x));
+        }
+        out["aggregate"] = pick(r["aggregate"], {"verdict", "faster_on", "slower_on", "incorrect_on", "invalid_on",
+                                                 "geomean_speedup"});
+    }
     return round_numbers(std::move(out));
 }
 
@@ -391,6 +613,7 @@ std::string verify_summary(const json& r) {
     out += "baseline:  " + side(r.value("baseline", json::object())) + "\n";
     out += "candidate: " + side(r.value("candidate", json::object())) + "\n";
     out += speedup_line(r);
+    out += workload_lines(r);
     out += gate_line(r, "gate: ");
     for (const char* kind : {"flags", "warnings"}) {
         std::vector<std::string> ids;
@@ -432,9 +655,10 @@ std::vector<bound_param<verify_args>> verify_params() {
         param(&verify_args::stop_early,
               {.name = "stop_early",
                .summary = "Stop once the verdict is settled",
-               .details = "Settled: decisive when |mean_b - mean_c| exceeds twice the seed's threshold after >= 3 "
-                          "pairs, inconclusive when it is under half of it after >= 4, or as soon as a run prints "
-                          "ok=false. The verdict is the seed's rule on the pairs run.",
+               .details = "Settled: decisive when |mean_b - mean_c| exceeds 2.5x the seed's threshold after >= 3 "
+                          "pairs and twice the spread between processes calibrate measured, inconclusive once the "
+                          "seed's rule says so after >= 3, or as soon as a run prints ok=false; with workloads, every "
+                          "workload settled. The verdict is the seed's rule on the pairs run.",
                .default_value = true}),
         param(&verify_args::fail_on,
               {.name = "fail_on",
@@ -467,8 +691,8 @@ tool_spec verify_tool() {
     t.title = "Verify";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
-        "Compare candidate to baseline: returns the verdict, speedup with 95% CI, per-side stats, flags and "
-        "full_record. Call it after each change.";
+        "Compare candidate to baseline: returns the verdict, speedup with 95% CI, flags and full_record. Call it "
+        "after each change.";
     t.details =
         "Both scripts follow the bench contract (print one JSON line with \"ms\" and \"ok\"). verify runs them "
         "interleaved in ABBA order (baseline, candidate, candidate, baseline, ...) warmup+n times each (stopping early "
@@ -491,7 +715,7 @@ tool_spec verify_tool() {
         {"type", "object"},
         {"required", {"verdict", "reasons", "target", "n", "baseline", "candidate", "flags", "warnings", "full_record"}},
         {"properties",
-         {{"verdict", {{"type", "string"}, {"enum", {"faster", "slower", "inconclusive", "incorrect", "invalid"}}}},
+         {{"verdict", {{"type", "string"}, {"enum", {"faster", "slower", "mixed", "inconclusive", "incorrect", "invalid"}}}},
           {"speedup", {{"type", {"number", "null"}}}},
           {"speedup_ci95", {{"type", "object"}}},
           {"baseline", side},
@@ -499,7 +723,7 @@ tool_spec verify_tool() {
           {"reasons", {{"type", "array"}, {"items", {{"type", "string"}}}}},
           {"target", {{"type", "string"}}},
           {"n", {{"type", "integer"}}},
-          {"roofline_inputs", {{"type", "object"}}},
+          {"aggregate", {{"type", "object"}}},
           {"flags", findings_schema(finding_kind::flag)},
           {"warnings", findings_schema(finding_kind::warning)},
           {"gate",
@@ -508,7 +732,6 @@ tool_spec verify_tool() {
              {{"fail_on", {{"type", "string"}}},
               {"outcome", {{"type", "string"}, {"enum", {"pass", "fail", "undecided"}}}},
               {"reason", {{"type", "string"}}}}}}},
-          {"plot", plot_result_schema()},
           {"full_record", {{"type", {"string", "null"}}}}}}};
     t.annotations = {.read_only = false, .destructive = true, .idempotent = false, .open_world = false};  // runs the user's scripts
     t.render = verify_render;

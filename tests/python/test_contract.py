@@ -176,6 +176,7 @@ assert hk.warmup_settled(marks([0.002 * (1 - 0.3 * min(1.0, i / 350.0)) for i in
 assert hk.warmup_settled(marks([0.1] * 10), "auto")         # 1 s of slow passes: the cap
 assert not hk.warmup_settled(marks([0.1] * 6), "auto")      # slow passes: not three a window yet
 assert hk.warmup_settled(steady, 0.1) and not hk.warmup_settled(steady, 0.7)
+assert hk.warmup_settled(ramp, "auto", max_s=hk.WARMUP_MAX_S_CPU) == (ramp[-1][0] >= hk.WARMUP_MAX_S_CPU)  # the CPU's cap
 # Long calls get fewer calls a sample (~REPLAY_BUDGET_S a sample), never fewer than the k sets
 # that keep caches cold (the passes in `marks` go over those k sets).
 budget = hk.REPLAY_BUDGET_S
