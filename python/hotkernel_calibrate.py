@@ -156,7 +156,84 @@ def _l2_bytes(props):
     return 50 << 20
 
 
+def _copy_ms_in_child(write_fd):
+    """One process's time of the streaming copy (the elementwise kernel under the repo's timer),
+    written to write_fd as a JSON line; run in a forked child, which initialises CUDA itself."""
+    try:
+        dev = torch.device("cuda", 0)
+        l2 = _l2_bytes(torch.cuda.get_device_properties(dev))
+        free, _ = torch.cuda.mem_get_info(dev)
+        nbytes = min(max(8 * l2, 1 << 30), int(free * 0.35))
+        nbytes -= nbytes % (1 << 20)
+        src = torch.empty(nbytes // 4, dtype=torch.float32, device=dev).uniform_()
+        dst = torch.empty_like(src)
+        clock = None
+        if hc is not None:
+            try:
+                clock = hc.KernelClock.get()
+            except hc.ClockError:
+                clock = None
+        timer = (lambda fn, sets, calls, samples: _time_graph(fn, sets, calls, samples, clock)) if clock else _time_graph
+        _warm_up(lambda a, b: torch.mul(a, 1.0, out=b), [(src, dst)], 0.25, torch.cuda.synchronize)
+        samples = timer(lambda a, b: torch.mul(a, 1.0, out=b), [(src, dst)], 10, 10)[0]
+        msg = {"ms": statistics.median(samples)}
+    except Exception as ex:  # noqa: BLE001
+        msg = {"error": repr(ex)[:300]}
+    os.write(write_fd, (json.dumps(msg) + "\n").encode())
+
+
+def process_spread(runs, timeout_s=60.0):
+    """The spread between processes of the same code: the streaming copy timed in `runs` processes
+    one after another, each forked from this one before it touched CUDA (as verify's runs are
+    forked from a server that imported torch) and initialising its own context. Returns
+    {runs, ms, median_ms, cv_pct} or {error}. Must run before this process initialises CUDA."""
+    times, errors = [], []
+    for _ in range(runs):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                _copy_ms_in_child(w)
+            finally:
+                os._exit(0)
+        os.close(w)
+        deadline = time.monotonic() + timeout_s
+        data = b""
+        while time.monotonic() < deadline:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.01)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            errors.append("a timing process ran past %g s" % timeout_s)
+        while True:
+            chunk = os.read(r, 4096)
+            if not chunk:
+                break
+            data += chunk
+        os.close(r)
+        try:
+            msg = json.loads(data.decode().strip() or "{}")
+        except ValueError:
+            msg = {}
+        if "ms" in msg:
+            times.append(msg["ms"])
+        else:
+            errors.append(msg.get("error", "a timing process gave no time"))
+    if len(times) < 3:
+        return {"error": "; ".join(errors[:3]) or "fewer than 3 processes timed the copy"}
+    mean = statistics.mean(times)
+    return {"runs": len(times), "ms": [round(t, 6) for t in times], "median_ms": statistics.median(times),
+            "cv_pct": 100 * statistics.stdev(times) / mean}
+
+
 def main():
+    spread = None
+    if "--spread" in sys.argv:  # before anything here touches CUDA: the children initialise it
+        spread = process_spread(int(sys.argv[sys.argv.index("--spread") + 1]))
     if not torch.cuda.is_available():
         _fail("no CUDA GPU is visible to torch %s in %s (torch.cuda.is_available() is False); calibrate measures a "
               "GPU: run it on a machine with an NVIDIA GPU and a CUDA build of torch" % (torch.__version__, sys.executable))
@@ -243,6 +320,11 @@ def main():
                         "%d^3, %s; warm-up %.1f s, median of %d samples (%s timer)"
                         % (nbytes / 2**20, "; ".join("%s %.0f GB/s" % (v["method"], v["gbs"]) for v in good.values()),
                            m, graph_label, WARMUP_S, SAMPLES, TIMER_SOURCE))
+    if spread is not None:
+        if "error" in spread:
+            warnings.append("the spread between processes could not be measured: %s" % spread["error"])
+        else:
+            result["process_spread"] = spread
     result["warnings"] = warnings
     print(json.dumps(result))
 

@@ -17,15 +17,17 @@ stop_decision should_stop(const std::vector<double>& b, const std::vector<double
     const timing_verdict t = decide_timing(sb.mean, sb.std, n, sc.mean, sc.std, n);
     if (!std::isfinite(t.threshold_ms)) return d;
     const double diff = std::fabs(t.diff_ms);
-    if (n >= rule.min_decisive && diff > rule.decisive_factor * t.threshold_ms) {
+    const bool big_enough = !(rule.min_effect > 0) || (sb.mean > 0 && diff >= rule.min_effect * sb.mean);
+    if (n >= rule.min_decisive && diff > rule.decisive_factor * t.threshold_ms && big_enough) {
         d.kind = stop_kind::decisive;
         d.why = fmt::format("stopped after {} pairs: |diff| {:.4g} ms is over {:g}x the seed's threshold ({:.4g} ms)",
                             n, diff, rule.decisive_factor, t.threshold_ms);
     } else if (n >= rule.min_futile && diff < rule.futile_factor * t.threshold_ms) {
         d.kind = stop_kind::settled_inconclusive;
-        d.why = fmt::format("stopped after {} pairs: |diff| {:.4g} ms is under {:g}x the seed's threshold ({:.4g} ms), "
-                            "too small to become decisive",
-                            n, diff, rule.futile_factor, t.threshold_ms);
+        d.why = fmt::format("stopped after {} pairs: |diff| {:.4g} ms is under {}the seed's threshold ({:.4g} ms): "
+                            "inconclusive, and unlikely to become decisive",
+                            n, diff, rule.futile_factor == 1.0 ? "" : fmt::format("{:g}x ", rule.futile_factor),
+                            t.threshold_ms);
     }
     return d;
 }

@@ -3,12 +3,14 @@
 // Pure.
 //
 // Stop early as decisive once |mean_b - mean_c| > decisive_factor x the seed's threshold
-// (2 x 2·SE = 4 standard errors) after at least min_decisive pairs, or as settled-inconclusive
-// once it is under futile_factor x the threshold (1 SE) after at least min_futile pairs.
-// Simulated over normal noise (docs/measurement.md): an A/A verify says faster/slower in 5.9%
-// of trials against 6.2% for a fixed n = 10 (the seed's rule alone at n -> inf: 4.6%); a true
-// difference of 6.7 SD (2% at cv 0.3%) is decided at n = 3 in > 99%, one of 3.3 SD (1%) at a
-// mean of 3.9 pairs; the price is power for small effects (1.5 SD: 81% against 90% at n = 10).
+// (2.5 x 2·SE = 5 standard errors) after at least min_decisive pairs, and the effect is at least
+// min_effect of the baseline's mean (the spread between processes of the same code, where
+// calibrate measured it); or as settled-inconclusive once the seed's rule says inconclusive
+// (|diff| under futile_factor = 1 x the threshold) after at least min_futile pairs. Simulated over
+// normal noise (40,000 A/A trials, bench/stopping_sim.py): an A/A verify says faster/slower in
+// 1.5% of trials (the seed's rule at a fixed n = 10: 6.2%), after 3.2 pairs on average; a true
+// difference of 4.5 SD (1% at a run-to-run cv of 0.22%) is decided in > 99.9% at a mean of 3.6
+// pairs, one of 3.3 SD (1% at cv 0.3%) in 96% at 4.6. The price is power near the noise.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -18,9 +20,10 @@ namespace hotkernel {
 
 struct stopping_rule {
     std::size_t min_decisive = 3;
-    double decisive_factor = 2.0;
-    std::size_t min_futile = 4;
-    double futile_factor = 0.5;
+    double decisive_factor = 2.5;
+    std::size_t min_futile = 3;
+    double futile_factor = 1.0;
+    double min_effect = 0;  ///< |diff| / mean_b a decisive stop needs (0: none)
 };
 
 enum class stop_kind { go_on, decisive, settled_inconclusive };

@@ -64,7 +64,9 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
 
     const std::string python = resolve_python(ctx);
     process_spec spec;
-    spec.argv = {python, (embedded_python_dir() / "hotkernel_calibrate.py").string()};
+    // --spread: the streaming copy in 6 processes, one after another: the spread between processes
+    // of the same code, which verify's stopping rule and flags use.
+    spec.argv = {python, (embedded_python_dir() / "hotkernel_calibrate.py").string(), "--spread", "6"};
     // Pin the child to exactly this card, by UUID so the index order cannot differ.
     spec.env_set["CUDA_VISIBLE_DEVICES"] = *g->uuid;
     spec.env_set["PYTHONUNBUFFERED"] = "1";
@@ -102,9 +104,13 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
              {"torch", m.value("torch", json())},
              {"timer", m.value("timer", json())},
              {"graph_node_gap_us", m.value("graph_node_gap_us", json())}};
+    if (m.contains("process_spread") && m["process_spread"].is_object() &&
+        m["process_spread"].value("cv_pct", json()).is_number())
+        cal["process_spread_pct"] = m["process_spread"]["cv_pct"];
     json details{{"graph_gap", m.value("graph_gap", json())}, {"copies", m.value("copies", json())}, {"matmul", m.value("matmul", json())},
                  {"copy_bytes_per_buffer", m.value("copy_bytes_per_buffer", json())}, {"l2_bytes", m.value("l2_bytes", json())},
-                 {"timer_source", m.value("timer_source", json())}};
+                 {"timer_source", m.value("timer_source", json())},
+                 {"process_spread", m.value("process_spread", json())}};
     json file = cal;
     file["details"] = details;
     const fs::path path = calibration_path(*g->uuid);
@@ -143,6 +149,10 @@ std::string calibrate_render(const json& r) {
     if (r.contains("graph_node_gap_us") && r["graph_node_gap_us"].is_number())
         out += fmt::format("CUDA-graph node gap: {:.3f} us (part of every graph-timed call's ms; see docs/measurement.md)\n",
                            r["graph_node_gap_us"].get<double>());
+    if (r.contains("process_spread_pct") && r["process_spread_pct"].is_number())
+        out += fmt::format("spread between processes: {:.3f}% (cv of the copy's time in 6 processes; verify's floor for "
+                           "an early decisive stop is twice it)\n",
+                           r["process_spread_pct"].get<double>());
     out += "method: " + r.value("method", std::string()) + "\n";
     out += "cached at " + r.value("path", std::string()) + " (roofline uses it for attainable_ms_measured)\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";

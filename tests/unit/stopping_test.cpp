@@ -7,22 +7,36 @@
 using namespace hotkernel;
 
 // b = {10, 10.1, 9.9}: mean 10, std 0.1; same for c shifted by d. threshold = 2*sqrt(2*0.01/3).
-TEST(stopping, decisive_only_past_twice_the_threshold_and_after_three_pairs) {
+TEST(stopping, decisive_only_past_two_and_a_half_thresholds_and_after_three_pairs) {
     const std::vector<double> b{10, 10.1, 9.9};
     const double thr = 2 * std::sqrt(2 * 0.01 / 3);  // 0.163
-    EXPECT_EQ(should_stop(b, {10 - 2.01 * thr, 10.1 - 2.01 * thr, 9.9 - 2.01 * thr}).kind, stop_kind::decisive);
-    // decisive for the seed's rule (1.5 x threshold) but not past 2x: go on
-    EXPECT_EQ(should_stop(b, {10 - 1.5 * thr, 10.1 - 1.5 * thr, 9.9 - 1.5 * thr}).kind, stop_kind::go_on);
+    EXPECT_EQ(should_stop(b, {10 - 2.51 * thr, 10.1 - 2.51 * thr, 9.9 - 2.51 * thr}).kind, stop_kind::decisive);
+    // decisive for the seed's rule (2 x threshold) but not past 2.5x: go on
+    EXPECT_EQ(should_stop(b, {10 - 2.0 * thr, 10.1 - 2.0 * thr, 9.9 - 2.0 * thr}).kind, stop_kind::go_on);
     // two pairs are never enough, however large the gap
     EXPECT_EQ(should_stop({10, 10.1}, {5, 5.1}).kind, stop_kind::go_on);
 }
 
-TEST(stopping, settled_inconclusive_when_the_gap_is_under_half_the_threshold_after_four_pairs) {
-    const std::vector<double> b{10, 10.2, 9.8, 10};
-    const std::vector<double> same{10.01, 10.19, 9.81, 10.01};
+TEST(stopping, a_decisive_stop_needs_an_effect_of_min_effect) {
+    const std::vector<double> b{10, 10.001, 9.999};
+    const std::vector<double> c{9.99, 9.991, 9.989};  // 0.1% faster, far past the threshold
+    EXPECT_EQ(should_stop(b, c).kind, stop_kind::decisive);
+    stopping_rule rule;
+    rule.min_effect = 0.002;  // the process spread: 0.2%
+    EXPECT_EQ(should_stop(b, c, rule).kind, stop_kind::go_on);
+    rule.min_effect = 0.0005;
+    EXPECT_EQ(should_stop(b, c, rule).kind, stop_kind::decisive);
+}
+
+TEST(stopping, settled_inconclusive_once_the_seed_rule_says_inconclusive_after_three_pairs) {
+    const std::vector<double> b{10, 10.2, 9.8};
+    const std::vector<double> same{10.01, 10.19, 9.81};
     EXPECT_EQ(should_stop(b, same).kind, stop_kind::settled_inconclusive);
-    EXPECT_NE(should_stop(b, same).why.find("too small"), std::string::npos);
-    EXPECT_EQ(should_stop({10, 10.2, 9.8}, {10.01, 10.19, 9.81}).kind, stop_kind::go_on);  // 3 pairs: too early
+    EXPECT_NE(should_stop(b, same).why.find("inconclusive"), std::string::npos);
+    EXPECT_EQ(should_stop({10, 10.2}, {10.01, 10.19}).kind, stop_kind::go_on);  // 2 pairs: too early
+    // between one and 2.5 thresholds: the seed's rule is decisive, but not clearly: go on
+    const double thr = 2 * std::sqrt(2 * 0.04 / 3);
+    EXPECT_EQ(should_stop(b, {10 - 1.5 * thr, 10.2 - 1.5 * thr, 9.8 - 1.5 * thr}).kind, stop_kind::go_on);
 }
 
 TEST(stopping, unequal_sides_or_no_spread_never_stop) {
