@@ -99,6 +99,12 @@ WARMUP_MAX_S = 1.0
 # ran to its cap: 1 s a workload of every run. After the first call a CPU's warm-up is its caches
 # and branch predictors, warm within a few passes.
 WARMUP_MAX_S_CPU = 0.3
+# A workload after the first of a run follows the one before it on a GPU already busy, whose
+# clocks are up (a 45 us gelu is steady from its first replay on a GPU busy within the last
+# seconds, above): its warm-up asks the same steady test over windows of WARMUP_WINDOW_NEXT_S
+# after WARMUP_MIN_NEXT_S, not 0.1 s, so each further shape costs its samples, not another 0.1 s.
+WARMUP_MIN_NEXT_S = 0.02
+WARMUP_WINDOW_NEXT_S = 0.01
 WARMUP_WINDOW_S = 0.05
 WARMUP_STEADY = 0.005
 
@@ -894,7 +900,7 @@ def cycle(sets, n):
     return [sets[j % len(sets)] for j in range(n)]
 
 
-def warmup_settled(marks, seconds, max_s=WARMUP_MAX_S):
+def warmup_settled(marks, seconds, max_s=WARMUP_MAX_S, min_s=WARMUP_MIN_S, window_s=WARMUP_WINDOW_S):
     """Whether a warm-up may stop. marks: [(seconds since the warm-up started, that pass's
     duration)], one per pass over the rotated sets; seconds: a number (stop after it) or "auto"
     (see WARMUP_MIN_S above: steady for two windows in a row, or WARMUP_MAX_S). Pure."""
@@ -903,10 +909,10 @@ def warmup_settled(marks, seconds, max_s=WARMUP_MAX_S):
         return elapsed >= float(seconds)
     if elapsed >= max_s:
         return True
-    if elapsed < WARMUP_MIN_S:
+    if elapsed < min_s:
         return False
     passes = sorted(p for _, p in marks)
-    w = max(WARMUP_WINDOW_S, 3 * passes[len(passes) // 2])  # at least ~3 passes a window
+    w = max(window_s, 3 * passes[len(passes) // 2])  # at least ~3 passes a window
     last = sorted(p for t, p in marks if t > elapsed - w)
     prev = sorted(p for t, p in marks if elapsed - 2 * w < t <= elapsed - w)
     if len(last) < 3 or len(prev) < 3:
@@ -915,7 +921,8 @@ def warmup_settled(marks, seconds, max_s=WARMUP_MAX_S):
     return b > 0 and abs(a / b - 1) <= WARMUP_STEADY
 
 
-def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None, max_s=WARMUP_MAX_S):
+def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None, max_s=WARMUP_MAX_S, min_s=WARMUP_MIN_S,
+            window_s=WARMUP_WINDOW_S):
     """First call (compilation, autotuning) finishes before the clock starts; then passes over
     all rotated sets until warmup_settled (clocks settle). Returns the warm-up time spent [s];
     `marks`, a list, gets each pass's (time since start, duration)."""
@@ -930,7 +937,7 @@ def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None, max_s=
         sync()
         now = clock()
         marks.append((now - t0, now - p0))
-        if warmup_settled(marks, seconds, max_s):
+        if warmup_settled(marks, seconds, max_s, min_s, window_s):
             return now - t0
 
 

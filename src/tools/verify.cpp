@@ -93,11 +93,14 @@ json roofline_of(const json& line, const gpu_context& g, double baseline_min_ms,
     if (!line.contains("roofline_inputs") || !line["roofline_inputs"].is_object() || !g.gpu) return nullptr;
     const json& ri = line["roofline_inputs"];
     const gpu_spec* spec = spec_table::builtin().find(g.gpu->name);
-    if (!spec || !ri.value("flops", json()).is_number() || !ri.value("bytes", json()).is_number()) return nullptr;
+    if (!spec || !ri.value("bytes", json()).is_number()) return nullptr;
+    // Without flops the floor is the bytes' alone: a memory-bound kernel's, said so.
+    const bool flops_known = ri.value("flops", json()).is_number();
     const std::string dtype = ri.value("dtype", json("bf16")).is_string() ? ri["dtype"].get<std::string>() : "bf16";
     auto peak = spec->peak(dtype);
-    if (!peak || !spec->mem_gbs || ri["bytes"].get<double>() <= 0 || ri["flops"].get<double>() < 0) return nullptr;
-    roofline_input in{.flops = ri["flops"].get<double>(), .bytes = ri["bytes"].get<double>(), .peak_tflops = *peak,
+    const double flops = flops_known ? ri["flops"].get<double>() : 0.0;
+    if (!peak || !spec->mem_gbs || ri["bytes"].get<double>() <= 0 || flops < 0) return nullptr;
+    roofline_input in{.flops = flops, .bytes = ri["bytes"].get<double>(), .peak_tflops = *peak,
                       .peak_mem_gbs = *spec->mem_gbs, .measured_mem_gbs = std::nullopt};
     std::string measured_source;
     try {
@@ -121,6 +124,7 @@ json roofline_of(const json& line, const gpu_context& g, double baseline_min_ms,
         r["measured_source"] = measured_source;
     }
     r["how"] = "pct_of_floor = 100 x floor / the side's fastest run (100: at the floor)";
+    if (!flops_known) r["note"] = "no flops in roofline_inputs: the floor is the bytes' alone (new --flops adds compute)";
     if (std::isfinite(candidate_min_ms) && candidate_min_ms < rr.attainable_ms) {
         json f = findings::under_roofline_floor(candidate_min_ms, spec->display_name(), rr.attainable_ms, in.flops,
                                                 in.bytes, dtype);
