@@ -15,6 +15,7 @@
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "scale/spread.h"
 #include "stats/summary.h"
 #include "util/strings.h"
 
@@ -318,7 +319,8 @@ tool_spec bench_tool() {
     t.summarize = bench_summary;
     t.lean = bench_lean;
     t.record_beside = "script";
-    return make_tool<bench_args>(std::move(t), bench_params(), bench_handler);
+    // More than one script, or gpus/executor/partition: one job each, spread (src/scale/spread.h).
+    return scale::spreadable(make_tool<bench_args>(std::move(t), bench_params(), bench_handler));
 }
 
 }  // namespace hotkernel

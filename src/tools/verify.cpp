@@ -26,6 +26,7 @@
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "scale/spread.h"
 #include "stats/gate.h"
 #include "stats/paired.h"
 #include "stats/stopping.h"
@@ -515,7 +516,8 @@ tool_spec verify_tool() {
     t.summarize = verify_summary;
     t.lean = verify_lean;
     t.record_beside = "baseline";
-    return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
+    // More than one candidate, or gpus/executor/partition: one job each, spread (src/scale/spread.h).
+    return scale::spreadable(make_tool<verify_args>(std::move(t), verify_params(), verify_handler));
 }
 
 }  // namespace hotkernel
