@@ -209,7 +209,7 @@ int run_cli(int argc, char** argv) {
                     v.option = sub->add_flag(flag + ",!--no-" + to_kebab(p.name), v.flag, help);
                     break;
                 case param_type::string_array:
-                    v.option = sub->add_option(p.positional ? p.name : flag, v.list, help + " (repeat or comma-separate)");
+                    v.option = sub->add_option(p.positional ? p.name + "," + flag : flag, v.list, help + " (repeat or comma-separate)");
                     v.option->type_name(param_metavar(p.type));
                     break;
                 default:

@@ -303,7 +303,21 @@ spread_run run_spread(const spread_plan& plan, const std::vector<spread_job>& jo
         if (plan.kind == executor_kind::slurm) slurm_job[id] = k;
         pending.push_back({&ex, id, k, result_file});
     }
-    ctx.progress(0, static_cast<double>(total), fmt::format("{} job(s) submitted", total));
+    // Progress goes out at most about once a second, each message every line since the last, and
+    // its count always rising: MCP's progress (session.cpp) drops a notification that comes
+    // sooner or counts no higher, and no job's line may be lost.
+    std::vector<std::string> unsent = {fmt::format("{} job(s) submitted", total)};
+    double shown = -1;
+    auto last_sent = steady::now() - std::chrono::seconds(10);
+    auto emit = [&](double done_now, bool now) {
+        if (unsent.empty() || (!now && steady::now() - last_sent < std::chrono::milliseconds(1050))) return;
+        const double value = std::max(done_now, shown + 0.001);
+        ctx.progress(std::min(value, static_cast<double>(total)), static_cast<double>(total), join(unsent, "; "));
+        shown = value;
+        last_sent = steady::now();
+        unsent.clear();
+    };
+    emit(0, true);
 
     std::size_t done = 0, failed = 0;
     bool cancel_sent = false;
@@ -318,7 +332,7 @@ spread_run run_spread(const spread_plan& plan, const std::vector<spread_job>& jo
                 std::lock_guard lock(*notes_mutex);
                 batch.swap(*notes);
             }
-            for (const auto& n : batch) ctx.progress(static_cast<double>(done), static_cast<double>(total), n);
+            unsent.insert(unsent.end(), batch.begin(), batch.end());
         }
         if (ctx.cancel.cancelled() && !cancel_sent) {
             cancel_sent = true;
@@ -366,9 +380,10 @@ spread_run run_spread(const spread_plan& plan, const std::vector<spread_job>& jo
                 ++waited_jobs;
             }
             ++done;
-            ctx.progress(static_cast<double>(done), static_cast<double>(total), outcome_line(jobs[it->job], o));
+            unsent.push_back(outcome_line(jobs[it->job], o));
             it = pending.erase(it);
         }
+        emit(static_cast<double>(done), pending.empty());
         if (!pending.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     if (failed > 0) out.warnings.push_back(findings::spread_jobs_failed(failed, total, shorten(join(failures, "; "), 1500)));

@@ -210,8 +210,8 @@ json assemble(const std::vector<spread_job>& jobs, spread_run& run, const tool_w
     }
     json out;
     out["results"] = std::move(results);
-    out["table"] = std::move(table);
     out["spread"] = run.about;
+    out["spread"]["table"] = std::move(table);
     if (fail_on.is_string()) out["gate"] = combined_gate(out["results"], fail_on.get<std::string>());
     out["warnings"] = run.warnings;
     return out;
@@ -290,23 +290,20 @@ bool is_spread_result(const json& r) { return r.is_object() && r.value("results"
 
 const std::vector<param_spec>& spread_params() {
     static const std::vector<param_spec> params = [] {
-        param_spec gpus = make_param("gpus", param_type::string, "GPUs to spread over: all, N or indices/UUIDs");
+        param_spec gpus = make_param("gpus", param_type::string, "GPUs: all, N or indices/UUIDs");
         gpus.details =
-            "Each pair (or script) runs on one card of this host, pinned by UUID (CUDA_VISIBLE_DEVICES=GPU-…) and to a "
+            "Each pair (or script) runs on one card of this host, pinned by UUID (CUDA_VISIBLE_DEVICES=GPU-<uuid>) and to a "
             "slice of the CPU cores, while the card's lease (a lock file every hotkernel on the host respects) is held. "
             "Indices count the cards visible inside CUDA_VISIBLE_DEVICES; one index alone is written '2,'. Default, "
             "when more candidates are given: every visible card. docs/scale.md.";
-        gpus.max_length = 2048;
-        param_spec executor = make_param("executor", param_type::string, "pool, slurm, or a command with {cmd}");
-        executor.default_value = "pool";
+        param_spec executor = make_param("executor", param_type::string, "slurm, or a command with {cmd}");
         executor.details =
-            "pool: this host's GPUs (gpus). slurm: one job per pair and partition through sbatch (a job array per "
+            "Without it (or pool): this host's GPUs (gpus). slurm: one job per pair and partition through sbatch (a job array per "
             "partition, --gres=gpu:1), polled to the end, scancel'd on cancellation; HOTKERNEL_SLURM_ARGS adds sbatch "
             "options (--time, --account), HOTKERNEL_REMOTE_BIN names the hotkernel the nodes run when they do not "
             "share this one's path. A command such as 'ssh gpu7 {cmd}' runs each job through it; {cmd} answers JSON.";
-        param_spec partition = make_param("partition", param_type::string, "Slurm partitions, comma-separated");
+        param_spec partition = make_param("partition", param_type::string, "Slurm partitions: a,b");
         partition.details = "With executor slurm: every pair runs once on each, and the result shows them side by side.";
-        partition.max_length = 1024;
         return std::vector<param_spec>{gpus, executor, partition};
     }();
     return params;
@@ -315,22 +312,23 @@ const std::vector<param_spec>& spread_params() {
 tool_spec spreadable(tool_spec t) {
     const tool_words w = words_of(t.name);
     param_spec more = make_param(w.list, param_type::string_array,
-                                 w.tool == "verify" ? "More candidates, one pair each" : "More scripts, one job each");
+                                 w.tool == "verify" ? "More candidates" : "More scripts");
     more.positional = true;
     more.details = w.tool == "verify"
                        ? "Each candidate is verified against baseline in a job of its own, on one GPU (gpus, executor); "
-                         "the result has one verify result per candidate."
-                       : "Each script is benchmarked in a job of its own, on one GPU (gpus, executor).";
+                         "the result has one verify result per candidate (and partition)."
+                       : "Each script is benchmarked in a job of its own, on one GPU of this host (gpus); `hotkernel "
+                         "batch` takes bench jobs to Slurm too.";
     // Before `detail`, which make_tool put last.
     auto at = std::find_if(t.params.begin(), t.params.end(), [](const param_spec& p) { return p.name == "detail"; });
     std::vector<param_spec> add = {more};
-    for (const auto& p : spread_params()) add.push_back(p);
+    for (const auto& p : spread_params())  // bench goes to Slurm in a batch file: tools/list stays small
+        if (w.tool == "verify" || p.name == "gpus") add.push_back(p);
     t.params.insert(at, add.begin(), add.end());
 
     auto& props = t.output_schema["properties"];
     props["results"] = json{{"type", "array"}, {"items", {{"type", "object"}}}};
-    props["table"] = json{{"type", "array"}, {"items", {{"type", "object"}}}};
-    props["spread"] = json{{"type", "object"}};
+    props["spread"] = json{{"type", "object"}};  // with its table: one row per job
 
     auto spread_call = [w](const json& valid) {
         if (!valid.value(w.list, json::array()).empty()) return true;
@@ -360,7 +358,7 @@ tool_spec spreadable(tool_spec t) {
                 items.push_back(std::move(head));
             }
             out["results"] = std::move(items);
-            out.update(pick(full, {"table", "spread", "gate", "warnings", "full_record"}));
+            out.update(pick(full, {"spread", "gate", "warnings", "full_record"}));
             return round_numbers(std::move(out));
         };
     if (t.render)
@@ -450,7 +448,7 @@ json run_batch_file(const std::string& path, const json& spread_args, tool_conte
         const std::string where = fmt::format("{} line {}", path, line_no);
         if (!j.is_object() || !j.value("tool", json()).is_string() || !j.value("args", json()).is_object())
             throw usage_error(fmt::format("{} is not a job: write one JSON object a line, {{\"tool\": \"verify\" or "
-                                          "\"bench\", \"args\": {{…}}}}",
+                                          "\"bench\", \"args\": {{...}}}}",
                                           where));
         const std::string tool_name = j["tool"].get<std::string>();
         if (tool_name != "verify" && tool_name != "bench")

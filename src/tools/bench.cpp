@@ -258,15 +258,15 @@ std::string bench_summary(const json& r) {
 std::vector<bound_param<bench_args>> bench_params() {
     return {
         param(&bench_args::script,
-              {.name = "script", .summary = "Python script to run", .required = true, .positional = true}),
+              {.name = "script", .summary = "Python script", .required = true, .positional = true}),
         param(&bench_args::n, {.name = "n",
-                               .summary = "Runs, each its own process",
+                               .summary = "Runs, a process each",
                                .details = "Number of runs, each a fresh process.",
                                .default_value = 10,
                                .minimum = 1,
                                .maximum = 1000}),
         run_timeout_arg(&bench_args::timeout_s),
-        param(&bench_args::args, {.name = "args", .summary = "Arguments for the script",
+        param(&bench_args::args, {.name = "args", .summary = "Script arguments",
                                                   .details = "Extra arguments passed to the script after its path."}),
         warm_arg(&bench_args::warm),
         allow_unsandboxed_arg(&bench_args::allow_unsandboxed),
@@ -290,8 +290,8 @@ tool_spec bench_tool() {
     t.title = "Benchmark";
     t.summary = "Run a script n times, each its own process: mean/std/min and every sample";
     t.description =
-        "Time a script over n runs: returns mean/std/min/median, ok, warnings and full_record. Call it on "
-        "the baseline first.";
+        "Time scripts over n runs: returns mean/std/min/median, ok, warnings, full_record. Call it on the "
+        "baseline first.";
     t.details =
         "Contract: the script prints one JSON line to stdout containing at least {\"ms\": <float>} and optionally "
         "{\"ok\": <bool>} for a correctness check (the last stdout line that is a JSON object with \"ms\" counts). "

@@ -424,7 +424,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                                      .minimum = 0,
                                      .maximum = 100}),
         run_timeout_arg(&verify_args::timeout_s),
-        param(&verify_args::args, {.name = "args", .summary = "Arguments for both scripts",
+        param(&verify_args::args, {.name = "args", .summary = "Args for both scripts",
                                                    .details = "Extra arguments passed to both scripts after their "
                                                               "path."}),
         warm_arg(&verify_args::warm),
@@ -432,7 +432,7 @@ std::vector<bound_param<verify_args>> verify_params() {
         isolate_arg(&verify_args::isolate),
         param(&verify_args::stop_early,
               {.name = "stop_early",
-               .summary = "Stop once the verdict is settled",
+               .summary = "Stop when the verdict settles",
                .details = "Settled: decisive when |mean_b - mean_c| exceeds twice the seed's threshold after >= 3 "
                           "pairs, inconclusive when it is under half of it after >= 4, or as soon as a run prints "
                           "ok=false. The verdict is the seed's rule on the pairs run.",
@@ -451,7 +451,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                           "ending .md or .csv needs no FORMAT. docs/ci.md."}),
         param(&verify_args::baseline_ref,
               {.name = "baseline_ref",
-               .summary = "Git ref of the baseline (e.g. main)",
+               .summary = "Baseline's git ref (e.g. main)",
                .details = "baseline's file and the other files of its folder, as they are in that commit, are copied to a "
                           "temporary folder and verified against the working copy (candidate, by default baseline's own "
                           "path)."}),
@@ -468,8 +468,8 @@ tool_spec verify_tool() {
     t.title = "Verify";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
-        "Compare candidate to baseline: returns the verdict, speedup with 95% CI, per-side stats, flags and "
-        "full_record. Call it after each change.";
+        "Compare candidates to baseline: returns verdict, speedup with 95% CI, stats, flags, full_record (several: "
+        "results). Call it after each change.";
     t.details =
         "Both scripts follow the bench contract (print one JSON line with \"ms\" and \"ok\"). verify runs them "
         "interleaved in ABBA order (baseline, candidate, candidate, baseline, ...) warmup+n times each (stopping early "
