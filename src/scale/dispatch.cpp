@@ -365,6 +365,9 @@ spread_run run_spread(const spread_plan& plan, const std::vector<spread_job>& jo
             if (answer.is_object() && answer.contains("job_error")) {
                 o.error = answer.value("job_error", std::string("the job failed"));
                 o.usage_error = answer.value("kind", "") == "usage";
+                // Killed by its scheduler (TIMEOUT, NODE_FAIL, ...), it said only that it was stopped.
+                if (auto why = r.placement.find("reason"); why != r.placement.end())
+                    o.error = fmt::format("{} (the job said: {})", why->second, shorten(o.error, 300));
             } else if (answer.is_object()) {
                 o.result = std::move(answer);
             } else {

@@ -26,6 +26,8 @@ A2000 = "GPU-33333333-1111-2222-3333-444444444444"
 SCRIPT = """\
 import json, os, random, sys, time
 t0 = time.time()
+if os.environ.get("HK_PID_DIR"):  # who is running now, for tests that kill or cancel
+    open(os.path.join(os.environ["HK_PID_DIR"], "%d-%s" % (os.getpid(), os.path.basename(__file__))), "w").close()
 rng = random.Random("{{}}:{{}}:{{}}".format(os.environ.get("HOTKERNEL_ROLE"), os.environ.get("HOTKERNEL_RUN_INDEX"),
                     os.environ.get("HOTKERNEL_WARMUP")))
 time.sleep({sleep})
