@@ -518,6 +518,8 @@ TEST(slurm_runner, a_job_pending_past_the_queue_limit_is_cancelled_and_failed) {
 }
 
 TEST(slurm_runner, the_slurm_commands_get_no_allocation_of_ours) {
+    const char* had = std::getenv("SLURM_CONF");
+    const std::string conf = had != nullptr ? had : "";
     ::setenv("SLURM_JOB_ID", "99", 1);
     ::setenv("SLURM_CONF", "/etc/slurm/slurm.conf", 1);
     scripted_slurm f;
@@ -528,7 +530,8 @@ TEST(slurm_runner, the_slurm_commands_get_no_allocation_of_ours) {
         ASSERT_TRUE(scripted_slurm::wait(s, a));
     }
     ::unsetenv("SLURM_JOB_ID");
-    ::unsetenv("SLURM_CONF");
+    if (had != nullptr) ::setenv("SLURM_CONF", conf.c_str(), 1);
+    else ::unsetenv("SLURM_CONF");
     const auto& unset = f.runner.calls.at(0).env_unset;
     EXPECT_NE(std::find(unset.begin(), unset.end(), "SLURM_JOB_ID"), unset.end());
     EXPECT_EQ(std::find(unset.begin(), unset.end(), "SLURM_CONF"), unset.end());
