@@ -4,13 +4,16 @@
 # with a current torch, triton and cuobjdump from PyPI), node (the MCP TypeScript test client),
 # mcp-python (a venv with the official MCP Python SDK client), fuzz (clang), shells (bash, zsh, fish
 # and man, which the completion and man page tests drive), wheel (a venv with scikit-build-core,
-# auditwheel and uv: scripts/build-wheel and the wheel's smoke test).
-# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz] [shells] [wheel]   (default: all)
+# auditwheel and uv: scripts/build-wheel and the wheel's smoke test), slurm (Debian 12's Slurm
+# 22.05.8 with munge 0.5.15, slurmdbd and MariaDB's server core 10.11 for sacct: the real
+# single-node cluster scripts/slurm-up starts for tests/scale/test_slurm.py; 15 packages, ~15 s;
+# never started by apt here, as Debian's policy-rc.d and the lack of systemd see to).
+# Usage: scripts/install-deps.sh [build] [python] [torch2] [node] [mcp-python] [fuzz] [shells] [wheel] [slurm]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz shells wheel)
+[ ${#parts[@]} -gt 0 ] || parts=(build python torch2 node mcp-python fuzz shells wheel slurm)
 want() { local p; for p in "${parts[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
 
 TORCH2_VENV=${HOTKERNEL_TORCH2_VENV:-/opt/hotkernel-dev/torch2}
@@ -29,6 +32,9 @@ want wheel && apt_pkgs+=(python3-venv)
 want node && ! command -v npm >/dev/null && apt_pkgs+=(nodejs npm)
 want fuzz && apt_pkgs+=(clang libclang-rt-14-dev)
 want shells && apt_pkgs+=(bash zsh fish man-db groff-base)
+# mariadb-server (not -core) would upgrade perl, which no purge undoes (reference/scale.md §3.6).
+want slurm && apt_pkgs+=(slurmctld slurmd slurm-client munge slurmdbd slurm-wlm-mysql-plugin mariadb-server-core
+                         mariadb-client-core)
 
 missing=()
 for p in "${apt_pkgs[@]}"; do

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <deque>
 #include <iostream>
@@ -19,6 +20,8 @@
 #include "registry/tool.h"
 #include "render/render.h"
 #include "report/findings.h"
+#include "scale/run_job.h"
+#include "scale/spread.h"
 #include "util/files.h"
 #include "util/strings.h"
 #include "util/schema_version.h"
@@ -121,6 +124,32 @@ private:
     std::chrono::steady_clock::time_point m_last{};
 };
 
+// Ctrl-C (or SIGTERM) cancels the call: its children are killed with their groups, Slurm jobs
+// scancel'd, and the result says so; a second one ends hotkernel at once.
+const cancel_token* g_signal_token = nullptr;
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void on_cancel_signal(int sig) {
+    if (g_signal != 0 || g_signal_token == nullptr) {
+        std::signal(sig, SIG_DFL);
+        std::raise(sig);
+        return;
+    }
+    g_signal = sig;
+    g_signal_token->cancel();  // an atomic store: safe in a handler
+}
+
+void cancel_on_signals(const cancel_token& token) {
+    g_signal_token = &token;
+    struct sigaction sa {};
+    sa.sa_handler = on_cancel_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int s : {SIGINT, SIGTERM}) sigaction(s, &sa, nullptr);
+}
+
+/// 128 + the signal that cancelled the call (the shell's convention), else `code`.
+int exit_after_signal(int code) { return g_signal != 0 ? 128 + g_signal : code; }
+
 /// A verify's gate (fail_on) decides the exit code; any other result exits 0.
 int result_exit_code(const json& result) {
     if (!result.is_object() || !result.contains("gate") || !result["gate"].is_object()) return 0;
@@ -180,7 +209,7 @@ int run_cli(int argc, char** argv) {
                     v.option = sub->add_flag(flag + ",!--no-" + to_kebab(p.name), v.flag, help);
                     break;
                 case param_type::string_array:
-                    v.option = sub->add_option(p.positional ? p.name : flag, v.list, help + " (repeat or comma-separate)");
+                    v.option = sub->add_option(p.positional ? p.name + "," + flag : flag, v.list, help + " (repeat or comma-separate)");
                     v.option->type_name(param_metavar(p.type));
                     break;
                 default:
@@ -205,6 +234,17 @@ int run_cli(int argc, char** argv) {
                         "fish: hotkernel completions fish > ~/.config/fish/completions/hotkernel.fish");
     auto* man = command.at("man");
     auto* list = command.at("list-tools");
+    auto* run_job = command.at("run-job");
+    std::string job_file;
+    run_job->add_option("job", job_file, "The job file, or - for stdin")->required();
+    auto* batch = command.at("batch");
+    std::string batch_file;
+    batch->add_option("file", batch_file, "One job a line: {\"tool\": \"verify\"|\"bench\", \"args\": {...}}")->required();
+    std::map<std::string, std::string> batch_values;
+    for (const auto& p : scale::spread_params())
+        batch->add_option("--" + to_kebab(p.name), batch_values[p.name], param_cli_help(p))->type_name("TEXT");
+    batch->footer("\nEach line is one call's arguments, as MCP would send them; the jobs run as --gpus, --executor and "
+                  "--partition say (docs/scale.md), and the result lists each job's result.");
     bool output_schemas = false;
     list->add_flag("--output-schemas", output_schemas, "Print every tool's declared result schema instead, by name");
 
@@ -256,10 +296,16 @@ int run_cli(int argc, char** argv) {
         return 0;
     }
 
+    if (run_job->parsed()) {
+        cancel_token token;
+        cancel_on_signals(token);
+        return scale::run_job_main(job_file, python, token);
+    }
+
     const tool_spec* tool = nullptr;
     for (auto& [sub, t] : tool_of)
         if (sub->parsed()) tool = t;
-    if (tool == nullptr) {
+    if (tool == nullptr && !batch->parsed()) {
         std::cout << app.help();
         return 0;
     }
@@ -276,24 +322,37 @@ int run_cli(int argc, char** argv) {
     tool_context ctx;
     ctx.runner = fake ? fake.get() : &runner;
     ctx.python = python;
-    auto progress = std::make_shared<progress_printer>(to_kebab(tool->name), quiet);
+    cancel_on_signals(ctx.cancel);
+    auto progress = std::make_shared<progress_printer>(tool ? to_kebab(tool->name) : std::string("batch"), quiet);
     ctx.progress = [progress](double done, double total, const std::string& msg) { (*progress)(done, total, msg); };
     ctx.log = [](const std::string& line) { std::cerr << line << "\n"; };
     try {
-        json result = call_tool(*tool, collect_args(*tool, values), ctx);
+        json result;
+        if (tool != nullptr) {
+            result = call_tool(*tool, collect_args(*tool, values), ctx);
+        } else {
+            json spread_args = json::object();
+            for (const auto& [k, v] : batch_values)
+                if (!v.empty()) spread_args[k] = v;
+            result = scale::run_batch_file(batch_file, spread_args, ctx);
+            normalize_findings(result);
+            render_words(result, ctx.words);
+            stamp_schema(result);
+        }
         progress->finish();
         if (!json_out.empty()) write_file_atomic(json_out, dump_pretty(result) + "\n");
         if (as_json) std::cout << dump_pretty(result) << "\n";
+        else if (tool == nullptr) std::cout << render_words(scale::render_spread(result), ctx.words);
         else std::cout << render_words(tool->render ? tool->render(result) : render_text(result), ctx.words);
-        return result_exit_code(result);
+        return exit_after_signal(result_exit_code(result));
     } catch (const usage_error& e) {
         progress->finish();
-        std::cerr << "hotkernel: error: " << e.what() << "\n";
-        return static_cast<int>(exit_status::usage);
+        std::cerr << "hotkernel: error: " << render_words(e.what(), ctx.words) << "\n";
+        return exit_after_signal(static_cast<int>(exit_status::usage));
     } catch (const tool_error& e) {
         progress->finish();
-        std::cerr << "hotkernel: error: " << e.what() << "\n";
-        return static_cast<int>(exit_status::tool_failed);
+        std::cerr << "hotkernel: error: " << render_words(e.what(), ctx.words) << "\n";
+        return exit_after_signal(static_cast<int>(exit_status::tool_failed));
     }
 }
 

@@ -39,8 +39,10 @@ inline constexpr std::array cli_commands = {
     cli_command{"mcp", "Serve every tool over MCP on stdin/stdout (newline-delimited JSON-RPC)", false, true},
     cli_command{"completions", "Print the shell completion script for bash, zsh or fish"},
     cli_command{"man", "Print the man page (roff): hotkernel man > hotkernel.1"},
+    cli_command{"batch", "Run a file of verify and bench calls (JSON lines) spread over GPUs or Slurm"},
     cli_command{"docs", "Print docs/tools.md, generated from the tool registry", true},
     cli_command{"list-tools", "Print the MCP tools/list result as JSON", true},
+    cli_command{"run-job", "Run one job of a spread (a JSON file, or - for stdin) and print its result", true},
 };
 
 /// What the exit status says (--help's footer, the man page).

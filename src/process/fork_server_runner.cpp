@@ -74,13 +74,15 @@ bool wants_heavy_imports(const std::string& script) {
 }
 
 /// The environment a kept server must have been started with to serve this process: what the
-/// interpreter, torch, triton and CUDA read when they load (the rest is sent with each run).
+/// interpreter, torch, triton and CUDA read when they load (the rest is sent with each run), and
+/// the core slice a GPU pool pinned this process to (HOTKERNEL_CPUS: forks inherit the server's).
 std::string import_env_digest() {
     std::string all;  // environment_now() is sorted by name
     for (const auto& [k, v] : environment_now()) {
         const std::string s = k + "=" + v;
         for (const char* p : {"PYTHON", "LD_", "CUDA", "TORCH", "PYTORCH", "TRITON", "NCCL", "OMP_", "MKL_",
-                              "VIRTUAL_ENV=", "CONDA_PREFIX=", "PATH=", "HOTKERNEL_FORKSERVER_PRELOAD="})
+                              "VIRTUAL_ENV=", "CONDA_PREFIX=", "PATH=", "HOTKERNEL_FORKSERVER_PRELOAD=",
+                              "HOTKERNEL_CPUS="})
             if (s.rfind(p, 0) == 0) {
                 all += s + '\n';
                 break;

@@ -47,6 +47,9 @@ struct process_spec {
     /// (the harness, hotkernel_runner.py). A fork server may answer then, while the exit (a CUDA context's
     /// teardown, ~0.1 s) still runs, and reap it before the next fork: process_result::exit_pending.
     bool closes_before_exit = false;
+    /// CPU affinity of the child (and so of everything it starts); empty: inherited. A GPU
+    /// pool gives each card a slice of the cores (src/scale/pool_runner.h).
+    std::vector<int> cpus;
 };
 
 struct process_result {
@@ -68,6 +71,9 @@ struct process_result {
     /// Processes the run left behind that a kept fork server (its subreaper) killed after it,
     /// "pid N: command" each; hotkernel's own sweep (strays.h) reports the rest.
     std::vector<std::string> strays;
+    /// Where an executor ran it (src/scale/): gpu_uuid, gpu_name, cpus (a GPU pool); partition,
+    /// job_id, state, node (Slurm). Empty for a plain run.
+    std::map<std::string, std::string> placement;
 
     [[nodiscard]] bool ok() const { return !spawn_failed && !timed_out && !cancelled && term_signal == 0 && exit_code == 0; }
     /// "exited with status 1", "killed by signal 11 (SIGSEGV)", "timed out after 30 s", …
@@ -128,13 +134,14 @@ public:
     virtual process_result run(const process_spec& spec, const cancel_token& cancel) = 0;
     process_result run(const process_spec& spec) { return run(spec, cancel_token{}); }
 
-    /// Asynchronous form over the same machinery: submit, poll, cancel, result. Kept here so a
-    /// later scheduler (several GPUs, Slurm) can sit behind this interface.
+    /// Asynchronous form over the same machinery: submit, poll, cancel, result. By default each
+    /// job is run() on a thread of its own; a scheduler that batches (Slurm's job arrays,
+    /// src/scale/slurm_runner.h) overrides all four. Called from one thread.
     using job_id = std::size_t;
-    job_id submit(process_spec spec);
-    [[nodiscard]] bool poll(job_id id);           ///< true once the job has finished
-    void cancel(job_id id);
-    process_result result(job_id id);             ///< blocks until finished; one call per job
+    virtual job_id submit(process_spec spec);
+    [[nodiscard]] virtual bool poll(job_id id);   ///< true once the job has finished
+    virtual void cancel(job_id id);
+    virtual process_result result(job_id id);     ///< blocks until finished; one call per job
 
     /// Starts `spec` as an interactive session (see process_session); spec.timeout_s, when
     /// > 0, caps the session's whole life. Returns nullptr with *error set when the program

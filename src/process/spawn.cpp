@@ -2,6 +2,7 @@
 // gets, posix_spawn into its own process group (setsid when detached), and its pipes.
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/file.h>
@@ -114,7 +115,20 @@ int spawn_with(const std::filesystem::path& exe, const process_spec& spec, posix
     for (auto& e : env_s) envp.push_back(e.data());
     envp.push_back(nullptr);
 
+    // posix_spawn has no affinity attribute; the child inherits the calling thread's mask, so
+    // that thread takes spec.cpus for the spawn and gets its own mask back after it.
+    cpu_set_t before;
+    CPU_ZERO(&before);
+    const bool pin = !spec.cpus.empty() && ::sched_getaffinity(0, sizeof before, &before) == 0;
+    if (pin) {
+        cpu_set_t want;
+        CPU_ZERO(&want);
+        for (int c : spec.cpus)
+            if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &want);
+        (void)::sched_setaffinity(0, sizeof want, &want);  // cores outside the mask: the child keeps ours
+    }
     const int rc = ::posix_spawn(&pid, exe.c_str(), fa, &attr, argv.data(), envp.data());
+    if (pin) (void)::sched_setaffinity(0, sizeof before, &before);
     posix_spawnattr_destroy(&attr);
     return rc;
 }

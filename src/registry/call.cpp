@@ -113,6 +113,7 @@ json call_tool(const tool_spec& tool, const json& args, tool_context& ctx) {
         const json valid = validate_args(tool, args, ctx.words);
         json result = tool.handler(valid, ctx);
         normalize_findings(result);  // one shape for every result, whatever a handler still pushes
+        if (result.is_object() && ctx.result_extra.is_object()) result.update(ctx.result_extra);
         render_words(result, ctx.words);
         stamp_schema(result);
         if (!tool.lean || !result.is_object()) return result;

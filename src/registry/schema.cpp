@@ -47,9 +47,10 @@ json schema_outline(const json& schema, int depth) {
     json out = json::object();
     for (const char* k : {"type", "enum", "required"})
         if (schema.contains(k)) out[k] = schema[k];
-    // A nested object or list is named, not typed: its shape is in docs/tools.md, and "object"
-    // told a reader nothing the description had not (15 bytes each of every agent's context).
-    if (depth > 0 && out.contains("type") && (out["type"] == "object" || out["type"] == "array")) out.erase("type");
+    // A property is named, not typed: its type is in docs/tools.md and `hotkernel list-tools
+    // --output-schemas`, and "number or null" told an agent little its name had not (20-odd bytes
+    // each of every agent's context). A closed set (an enum) keeps its values.
+    if (depth > 0 && !out.contains("enum")) out.erase("type");
     if (depth == 0) out.erase("required");  // the lean and the full result both validate
     if (schema.contains("items") && depth < 1) out["items"] = schema_outline(schema["items"], depth + 1);
     if (schema.contains("properties") && depth < 1) {

@@ -95,6 +95,9 @@ struct tool_context {
     std::function<void(const std::string&)> log = [](const std::string&) {};
     /// Which interface the call came through: messages name parameters its way (util/words.h).
     front_end words = front_end::cli;
+    /// Fields call_tool sets on an object result before its full record is written: where a
+    /// spread's job ran (`placement`, src/scale/run_job.h). Null: none.
+    json result_extra;
 };
 
 /// The type-erased handler: takes the validated JSON arguments (defaults filled in).

@@ -186,12 +186,19 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
      "read it; the listing may be in an older format"},
     {results_skipped, "results_skipped", W, "files under the results folder are not hotkernel results",
      "move them out of the results folder (see skipped)"},
+    {spread_jobs_failed, "spread_jobs_failed", W,
+     "jobs of a spread gave no result: they failed, timed out, were cancelled or lost (each result's error says how)",
+     "fix what the error names and rerun those candidates"},
+    {gpu_leases_waited, "gpu_leases_waited", W, "jobs waited for GPUs that other hotkernel processes had leased",
+     "nothing, unless the wait matters: name free cards with gpus"},
+    {no_gpu_to_spread, "no_gpu_to_spread", W, "no GPU is visible here, so the jobs ran one after another on this host",
+     "run on a GPU host, or through Slurm (executor: slurm)"},
 });
 
 constexpr bool rows_in_order() {
     for (std::size_t i = 0; i < catalogue_rows.size(); ++i)
         if (static_cast<std::size_t>(catalogue_rows[i].id) != i) return false;
-    return catalogue_rows.size() == static_cast<std::size_t>(results_skipped) + 1;
+    return catalogue_rows.size() == static_cast<std::size_t>(no_gpu_to_spread) + 1;
 }
 static_assert(rows_in_order(), "finding_catalogue rows must list every finding_id once, in enum order");
 
@@ -716,6 +723,27 @@ finding results_skipped(std::size_t files, std::string_view dir) {
                 fmt::format("{} file(s) under {} are not hotkernel results and were left out of the leaderboard (see "
                             "skipped); move them out of the results folder",
                             files, dir));
+}
+
+finding spread_jobs_failed(std::size_t failed, std::size_t jobs, std::string_view which) {
+    return make(finding_id::spread_jobs_failed,
+                fmt::format("{} of {} job(s) gave no result: {}; each result's error says why: fix that and rerun "
+                            "those",
+                            failed, jobs, which));
+}
+
+finding gpu_leases_waited(std::size_t jobs, double total_s, std::string_view lease_dir) {
+    return make(finding_id::gpu_leases_waited,
+                fmt::format("{} job(s) waited {:.1f} s in all for GPUs other hotkernel processes had leased (leases "
+                            "in {}); nothing to do unless the wait matters: then name free cards with {}",
+                            jobs, total_s, lease_dir, words::param("gpus")));
+}
+
+finding no_gpu_to_spread(std::size_t jobs, std::string_view why) {
+    return make(finding_id::no_gpu_to_spread,
+                fmt::format("no GPU is visible here ({}), so the {} job(s) ran one after another on this host; run on a "
+                            "GPU host to spread them, or through Slurm ({})",
+                            why, jobs, words::param("executor", "slurm")));
 }
 
 }  // namespace findings

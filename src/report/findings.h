@@ -93,6 +93,10 @@ enum class finding_id {
     disassembler_warning,
     // record
     results_skipped,
+    // verify and bench spread over GPUs or Slurm (src/scale/)
+    spread_jobs_failed,
+    gpu_leases_waited,
+    no_gpu_to_spread,
 };
 
 struct finding_info {
@@ -231,6 +235,13 @@ finding disassembler_warning(std::string_view line);
 
 // record
 finding results_skipped(std::size_t files, std::string_view dir);
+
+// verify and bench spread over GPUs or Slurm
+/// `which`: "b.py on h200 (TIMEOUT), c.py (exited with status 1)".
+finding spread_jobs_failed(std::size_t failed, std::size_t jobs, std::string_view which);
+finding gpu_leases_waited(std::size_t jobs, double total_s, std::string_view lease_dir);
+/// `why`: what nvidia-smi said, or that it lists none.
+finding no_gpu_to_spread(std::size_t jobs, std::string_view why);
 
 }  // namespace findings
 }  // namespace hotkernel

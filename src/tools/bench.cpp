@@ -16,6 +16,7 @@
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "scale/spread.h"
 #include "stats/summary.h"
 #include "util/strings.h"
 
@@ -260,7 +261,7 @@ std::string stats_line(const json& r) {
 std::string bench_summary(const json& r);
 
 /// A line per workload: "  M=16: mean 0.0123 ms ± 0.0002  min 0.0120  ok".
-std::string workload_lines(const json& r) {
+std::string bench_workload_lines(const json& r) {
     std::string out;
     if (!r.contains("workloads")) return out;
     out += fmt::format("workloads ({}; the figures above are their total a run):\n", r["workloads"].size());
@@ -280,7 +281,7 @@ std::string bench_render(const json& r) {
     std::string samples;
     for (const auto& v : r["samples_ms"]) samples += (samples.empty() ? "" : " ") + fmt::format("{:.4g}", v.get<double>());
     out += "samples_ms: " + samples + "\n";
-    out += workload_lines(r);
+    out += bench_workload_lines(r);
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
     out += plot_line(r);
     if (r.value("full_record", json()).is_string()) out += "full record: " + r["full_record"].get<std::string>() + "\n";
@@ -309,7 +310,7 @@ json bench_lean(const json& r) {
 std::string bench_summary(const json& r) {
     std::string out = stats_line(r);
     if (r.contains("roofline_inputs")) out += "roofline_inputs: " + dump_line(r["roofline_inputs"]) + "\n";
-    out += workload_lines(r);
+    out += bench_workload_lines(r);
     for (const char* kind : {"flags", "warnings"}) {
         std::vector<std::string> ids;
         for (const auto& f : r.value(kind, json::array())) ids.push_back(finding_id_of(f));
@@ -322,15 +323,15 @@ std::string bench_summary(const json& r) {
 std::vector<bound_param<bench_args>> bench_params() {
     return {
         param(&bench_args::script,
-              {.name = "script", .summary = "Python script to run", .required = true, .positional = true}),
+              {.name = "script", .summary = "Python script", .required = true, .positional = true}),
         param(&bench_args::n, {.name = "n",
-                               .summary = "Runs, each its own process",
+                               .summary = "Runs, a process each",
                                .details = "Number of runs, each a fresh process.",
                                .default_value = 10,
                                .minimum = 1,
                                .maximum = 1000}),
         run_timeout_arg(&bench_args::timeout_s),
-        param(&bench_args::args, {.name = "args", .summary = "Arguments for the script",
+        param(&bench_args::args, {.name = "args", .summary = "Script arguments",
                                                   .details = "Extra arguments passed to the script after its path."}),
         warm_arg(&bench_args::warm),
         allow_unsandboxed_arg(&bench_args::allow_unsandboxed),
@@ -354,8 +355,8 @@ tool_spec bench_tool() {
     t.title = "Benchmark";
     t.summary = "Run a script n times, each its own process: mean/std/min and every sample";
     t.description =
-        "Time a script over n runs: returns mean/std/min/median, ok, warnings and full_record. Call it on "
-        "the baseline first.";
+        "Time scripts over n runs: returns mean/std/min, ok, warnings, full_record. Call it on the "
+        "baseline first.";
     t.details =
         "Contract: the script prints one JSON line to stdout containing at least {\"ms\": <float>} and optionally "
         "{\"ok\": <bool>} for a correctness check (the last stdout line that is a JSON object with \"ms\" counts). "
@@ -380,7 +381,8 @@ tool_spec bench_tool() {
     t.summarize = bench_summary;
     t.lean = bench_lean;
     t.record_beside = "script";
-    return make_tool<bench_args>(std::move(t), bench_params(), bench_handler);
+    // More than one script, or gpus/executor/partition: one job each, spread (src/scale/spread.h).
+    return scale::spreadable(make_tool<bench_args>(std::move(t), bench_params(), bench_handler));
 }
 
 }  // namespace hotkernel

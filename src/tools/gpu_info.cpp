@@ -97,7 +97,7 @@ std::string render(const json& r) {
     return out;
 }
 
-json output_schema() {
+json gpu_info_schema() {
     const auto nullable = [](const char* type) { return json{{"type", json::array({type, "null"})}}; };
     json spec = gpu_spec_schema();
     spec["type"] = json::array({"object", "null"});
@@ -148,7 +148,7 @@ tool_spec gpu_info_tool() {
         "with `spec_reason`. Use it first to learn which card results will be measured on, and which index to "
         "pass to roofline. Read-only; takes about a second; fails with a clear message when no NVIDIA driver "
         "is present.";
-    t.output_schema = output_schema();
+    t.output_schema = gpu_info_schema();
     t.annotations = tool_annotations{.read_only = true, .destructive = false, .idempotent = true, .open_world = false};
     t.render = render;
     return make_tool<gpu_info_args>(std::move(t), {}, run);

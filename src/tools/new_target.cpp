@@ -458,10 +458,10 @@ tool_spec new_tool() {
                                     .required = true,
                                     .positional = true}),
             param(&new_args::shape, {.name = "shape",
-                                     .summary = "Shape of x: '4096x8192', 'MxK'",
+                                     .summary = "Shape of x: '4096x8192' or 'MxK'",
                                      .required = true}),
             param(&new_args::dims, {.name = "dims",
-                                    .summary = "Workloads: 'M=1,16' per dim or 'M=1,K=8; M=2,K=8'",
+                                    .summary = "Workload dims, e.g. 'M=1,16,256'",
                                     .details = "Values per dim (the workloads are their product), or the workloads one "
                                                "by one with ';' between them. Each workload is a shape the target is "
                                                "checked and timed at, all in one run; shape, extra, flops and min_bytes "

@@ -39,6 +39,16 @@ json load_verify_result(const std::string& arg) {
         throw tool_error(fmt::format("{} is not valid JSON; pass {}", where, what_to_pass()));
     // Accept an MCP tool-call envelope too: {"structuredContent": {...}}.
     if (j.is_object() && j.contains("structuredContent") && j["structuredContent"].is_object()) j = j["structuredContent"];
+    // A spread's result: a verify result per candidate and card (or partition), each its own record.
+    if (j.is_object() && j.value("results", json()).is_array() && !j.contains("verdict")) {
+        std::vector<std::string> files;
+        for (const auto& item : j["results"])
+            if (item.value("full_record", json()).is_string()) files.push_back(item["full_record"].get<std::string>());
+        throw tool_error(fmt::format("{} holds {} verify results (one per candidate and GPU); record each you mean by "
+                                     "its own full record{}",
+                                     where, j["results"].size(),
+                                     files.empty() ? std::string() : ": " + shorten(join(files, ", "), 2000)));
+    }
     // A lean result: the whole one is in the file it names.
     if (j.is_object() && !j.contains("measurement") && j.value("full_record", json()).is_string()) {
         const std::string path = j["full_record"].get<std::string>();

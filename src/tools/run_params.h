@@ -19,7 +19,7 @@ bound_param<Args> run_timeout_arg(double Args::*member) {
 template <class Args>
 bound_param<Args> warm_arg(bool Args::*member) {
     return param(member, {.name = "warm",
-                          .summary = "Fork runs from a warm interpreter",
+                          .summary = "Fork runs from warm Python",
                           .details = "From the CLI that fork server is kept for the next command until idle for "
                                      "HOTKERNEL_KEEP_WARM_S seconds (600; 0: not kept).",
                           .default_value = true});

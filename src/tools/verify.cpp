@@ -27,6 +27,7 @@
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "scale/spread.h"
 #include "stats/aggregate.h"
 #include "stats/gate.h"
 #include "stats/paired.h"
@@ -530,7 +531,7 @@ std::string record_hint(const json& r) {
 std::string verify_summary(const json& r);
 
 /// A line per workload: "  M=16: faster 1.021x (1.015-1.027)  0.0123 -> 0.0120 ms  floor 81%".
-std::string workload_lines(const json& r) {
+std::string verify_workload_lines(const json& r) {
     if (!r.contains("workloads")) return "";
     std::string out = "workloads:\n";
     for (const auto& w : r["workloads"]) {
@@ -560,7 +561,7 @@ std::string verify_render(const json& r) {
     out += "baseline:  " + side(r["baseline"]) + "  (" + r.value("baseline_script", "") + ")\n";
     out += "candidate: " + side(r["candidate"]) + "  (" + r.value("candidate_script", "") + ")\n";
     out += speedup_line(r);
-    out += workload_lines(r);
+    out += verify_workload_lines(r);
     if (!r.contains("workloads") && r["diff_ms"].is_number() && r["threshold_ms"].is_number())
         out += fmt::format("rule:      |diff| {:.4g} ms vs threshold {:.4g} ms (n={} pairs, warm-up {})\n",
                            std::fabs(r["diff_ms"].get<double>()), r["threshold_ms"].get<double>(), r.value("n", 0),
@@ -617,7 +618,7 @@ std::string verify_summary(const json& r) {
     out += "baseline:  " + side(r.value("baseline", json::object())) + "\n";
     out += "candidate: " + side(r.value("candidate", json::object())) + "\n";
     out += speedup_line(r);
-    out += workload_lines(r);
+    out += verify_workload_lines(r);
     out += gate_line(r, "gate: ");
     for (const char* kind : {"flags", "warnings"}) {
         std::vector<std::string> ids;
@@ -650,7 +651,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                                      .minimum = 0,
                                      .maximum = 100}),
         run_timeout_arg(&verify_args::timeout_s),
-        param(&verify_args::args, {.name = "args", .summary = "Arguments for both scripts",
+        param(&verify_args::args, {.name = "args", .summary = "Args for both scripts",
                                                    .details = "Extra arguments passed to both scripts after their "
                                                               "path."}),
         warm_arg(&verify_args::warm),
@@ -658,7 +659,7 @@ std::vector<bound_param<verify_args>> verify_params() {
         isolate_arg(&verify_args::isolate),
         param(&verify_args::stop_early,
               {.name = "stop_early",
-               .summary = "Stop once the verdict is settled",
+               .summary = "Stop when the verdict settles",
                .details = "Settled: decisive when |mean_b - mean_c| exceeds 2.5x the seed's threshold after >= 3 "
                           "pairs and twice the spread between processes calibrate measured, inconclusive once the "
                           "seed's rule says so after >= 3, or as soon as a run prints ok=false; with workloads, every "
@@ -678,7 +679,7 @@ std::vector<bound_param<verify_args>> verify_params() {
                           "ending .md or .csv needs no FORMAT. docs/ci.md."}),
         param(&verify_args::baseline_ref,
               {.name = "baseline_ref",
-               .summary = "Git ref of the baseline (e.g. main)",
+               .summary = "Baseline's git ref (e.g. main)",
                .details = "baseline's file and the other files of its folder, as they are in that commit, are copied to a "
                           "temporary folder and verified against the working copy (candidate, by default baseline's own "
                           "path)."}),
@@ -695,8 +696,8 @@ tool_spec verify_tool() {
     t.title = "Verify";
     t.summary = "Baseline and candidate interleaved: verdict, speedup with a 95% CI";
     t.description =
-        "Compare candidate to baseline: returns the verdict, speedup with 95% CI, flags and full_record. Call it "
-        "after each change.";
+        "Compare candidates to baseline: returns verdict, speedup with 95% CI, flags, full_record (or results). "
+        "Call it after each change.";
     t.details =
         "Both scripts follow the bench contract (print one JSON line with \"ms\" and \"ok\"). verify runs them "
         "interleaved in ABBA order (baseline, candidate, candidate, baseline, ...) warmup+n times each (stopping early "
@@ -742,7 +743,8 @@ tool_spec verify_tool() {
     t.summarize = verify_summary;
     t.lean = verify_lean;
     t.record_beside = "baseline";
-    return make_tool<verify_args>(std::move(t), verify_params(), verify_handler);
+    // More than one candidate, or gpus/executor/partition: one job each, spread (src/scale/spread.h).
+    return scale::spreadable(make_tool<verify_args>(std::move(t), verify_params(), verify_handler));
 }
 
 }  // namespace hotkernel

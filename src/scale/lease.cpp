@@ -1,0 +1,98 @@
+// GPU leases: one flock'd file per card in a folder every user shares.
+#include "scale/lease.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "store/results_store.h"
+#include "util/errors.h"
+#include "util/strings.h"
+
+namespace hotkernel::scale {
+namespace fs = std::filesystem;
+
+fs::path lease_dir() {
+    if (const char* d = std::getenv("HOTKERNEL_GPU_LEASE_DIR"); d != nullptr && *d != '\0') return d;
+    std::error_code ec;
+    fs::path tmp = fs::temp_directory_path(ec);
+    if (ec) tmp = "/tmp";
+    return tmp / "hotkernel-gpu-leases";
+}
+
+fs::path lease_path(const std::string& uuid) {
+    std::string name = uuid;
+    for (char& c : name)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) c = '_';
+    if (name.size() > 100) name.resize(100);
+    return lease_dir() / (name + ".lock");
+}
+
+std::optional<gpu_lease> gpu_lease::try_take(const std::string& uuid, const std::string& what) {
+    const fs::path dir = lease_dir();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        fs::create_directories(dir, ec);
+        // Shared by every user, like /tmp: anyone may add a lock file, nobody may remove another's.
+        if (!ec) ::chmod(dir.c_str(), 01777);
+    }
+    const fs::path path = lease_path(uuid);
+    // An existing file opens without O_CREAT (fs.protected_regular refuses O_CREAT on another
+    // user's file in a sticky folder); one we cannot write is still lockable read-only.
+    int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd >= 0) ::fchmod(fd, 0666);  // past the umask, so other users can lease the card too
+    }
+    if (fd < 0 && errno == EACCES) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        throw tool_error(fmt::format("cannot open the GPU lease file '{}': {}; make {} writable for every user (mode "
+                                     "1777) or set HOTKERNEL_GPU_LEASE_DIR to a folder that is",
+                                     path.string(), std::strerror(errno), dir.string()));
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EINTR) continue;
+        const int err = errno;
+        ::close(fd);
+        if (err == EWOULDBLOCK) return std::nullopt;
+        throw tool_error(fmt::format("cannot lock the GPU lease file '{}': {}", path.string(), std::strerror(err)));
+    }
+    char host[256] = {};
+    (void)::gethostname(host, sizeof host - 1);
+    const std::string note = fmt::format("pid {} on {}: {} since {}\n", ::getpid(), host, what, utc_now_iso());
+    if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, note.data(), note.size(), 0);  // best effort: read-only is fine
+    return gpu_lease(fd, uuid);
+}
+
+gpu_lease::gpu_lease(gpu_lease&& other) noexcept : m_fd(other.m_fd), m_uuid(std::move(other.m_uuid)) { other.m_fd = -1; }
+
+gpu_lease& gpu_lease::operator=(gpu_lease&& other) noexcept {
+    if (this != &other) {
+        if (m_fd >= 0) ::close(m_fd);
+        m_fd = other.m_fd;
+        m_uuid = std::move(other.m_uuid);
+        other.m_fd = -1;
+    }
+    return *this;
+}
+
+gpu_lease::~gpu_lease() {
+    if (m_fd >= 0) ::close(m_fd);  // closing the last descriptor drops the flock
+}
+
+std::string lease_note(const std::string& uuid) {
+    std::ifstream in(lease_path(uuid));
+    std::string line;
+    if (!in || !std::getline(in, line)) return "";
+    return shorten(trim(line), 300);
+}
+
+}  // namespace hotkernel::scale
