@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -70,6 +72,27 @@ std::optional<gpu_lease> gpu_lease::try_take(const std::string& uuid, const std:
     const std::string note = fmt::format("pid {} on {}: {} since {}\n", ::getpid(), host, what, utc_now_iso());
     if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, note.data(), note.size(), 0);  // best effort: read-only is fine
     return gpu_lease(fd, uuid);
+}
+
+std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string& what, double wait_s,
+                                      const std::function<bool()>& cancelled,
+                                      const std::function<void(const std::string&)>& waiting) {
+    if (const char* own = std::getenv("HOTKERNEL_GPU_LEASE"); own != nullptr && *own != '\0') return std::nullopt;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool said = false;
+    for (;;) {
+        if (auto lease = gpu_lease::try_take(uuid, what)) return lease;
+        if (!said) {
+            waiting(lease_note(uuid));
+            said = true;
+        }
+        if (cancelled()) throw tool_error(fmt::format("cancelled while waiting for GPU {}'s lease", uuid));
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > wait_s)
+            throw tool_error(fmt::format("GPU {} stayed leased for {:g} s ({}); wait for that job to finish or run on "
+                                         "another card (CUDA_VISIBLE_DEVICES)",
+                                         uuid, wait_s, shorten(trim(lease_note(uuid)), 200)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
 }
 
 gpu_lease::gpu_lease(gpu_lease&& other) noexcept : m_fd(other.m_fd), m_uuid(std::move(other.m_uuid)) { other.m_fd = -1; }

@@ -4,6 +4,7 @@
 // a crashed holder's lease frees itself; the file keeps a note of the last holder for messages.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,14 @@ private:
     int m_fd = -1;
     std::string m_uuid;
 };
+
+/// The lease a run outside any spread takes on the card it measures on, so that it and a pool's
+/// jobs take turns: waits (polling, cancellable) until `uuid` is free, at most `wait_s` (then a
+/// tool_error naming the holder); `waiting` is called once when it has to wait. nullopt, and no
+/// waiting, inside a pool's own job (HOTKERNEL_GPU_LEASE is set: its parent holds the lease).
+std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string& what, double wait_s,
+                                      const std::function<bool()>& cancelled,
+                                      const std::function<void(const std::string&)>& waiting);
 
 /// The note the current (or last) holder of `uuid`'s lease left: "pid 42 on host: verify b.py
 /// since 2026-…Z"; "" when there is none.
