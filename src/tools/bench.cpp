@@ -54,15 +54,13 @@ void summarize_profile_check(const std::vector<run_record>& runs, json& result, 
 
 /// Per workload of a multi-shape target: its statistics over the runs and every sample.
 json workload_stats(const std::vector<run_record>& runs) {
-    const std::vector<std::string> names = workload_names(runs.front().line);
-    std::vector<std::vector<run_record>> per(names.size());
-    for (const auto& r : runs) {
-        std::vector<run_record> parts = split_by_workload(r);
-        for (auto& p : parts) {
-            const std::string name = p.line.value("workload", "");
-            for (std::size_t j = 0; j < names.size(); ++j)
-                if (name == names[j]) per[j].push_back(std::move(p));
-        }
+    // The runs grouped per workload as verify groups them: bench's runs as one side of a compare_input.
+    std::vector<std::string> names;
+    std::vector<std::vector<run_record>> per;
+    for (auto& [name, part] : split_by_workload(compare_input{.baseline = runs, .candidate = {}, .warmup_baseline = {},
+                                                              .warmup_candidate = {}})) {
+        names.push_back(name);
+        per.push_back(std::move(part.baseline));
     }
     json out = json::array();
     for (std::size_t j = 0; j < names.size(); ++j) {
