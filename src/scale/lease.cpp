@@ -95,6 +95,18 @@ std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string
     }
 }
 
+std::optional<gpu_lease> lease_card_for_run(const std::optional<std::string>& uuid, const std::string& what,
+                                            double wait_s, const std::function<bool()>& cancelled,
+                                            const std::function<void(const std::string&)>& waiting) {
+    if (!uuid) return std::nullopt;
+    try {
+        return take_for_run(*uuid, what, wait_s, cancelled, waiting);
+    } catch (const tool_error& e) {
+        if (cancelled() || std::string(e.what()).find("stayed leased") != std::string::npos) throw;
+        return std::nullopt;  // no lease folder: the measurement lock still keeps runs apart
+    }
+}
+
 gpu_lease::gpu_lease(gpu_lease&& other) noexcept : m_fd(other.m_fd), m_uuid(std::move(other.m_uuid)) { other.m_fd = -1; }
 
 gpu_lease& gpu_lease::operator=(gpu_lease&& other) noexcept {

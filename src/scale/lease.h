@@ -42,6 +42,14 @@ std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string
                                       const std::function<bool()>& cancelled,
                                       const std::function<void(const std::string&)>& waiting);
 
+/// take_for_run for the card a plain verify or bench measures on (`uuid`, nvidia-smi's, where it
+/// has one): nullopt without a uuid, inside a pool's job, or when the lease folder cannot be made
+/// (the run then measures as the per-host measurement lock allows). Still throws when cancelled or
+/// when the card stayed leased past `wait_s`.
+std::optional<gpu_lease> lease_card_for_run(const std::optional<std::string>& uuid, const std::string& what,
+                                            double wait_s, const std::function<bool()>& cancelled,
+                                            const std::function<void(const std::string&)>& waiting);
+
 /// The note the current (or last) holder of `uuid`'s lease left: "pid 42 on host: verify b.py
 /// since 2026-…Z"; "" when there is none.
 std::string lease_note(const std::string& uuid);

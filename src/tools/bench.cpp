@@ -1,5 +1,8 @@
 // bench: run a script n times, each run its own process, and aggregate its JSON lines.
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -10,12 +13,14 @@
 #include "measure/warm_launcher.h"
 #include "measure/workloads.h"
 #include "plot/save.h"
+#include "gpu/gpu_query.h"
 #include "python/interpreter.h"
 #include "registry/lean.h"
 #include "registry/tool.h"
 #include "tools/plot_param.h"
 #include "tools/run_params.h"
 #include "report/findings.h"
+#include "scale/lease.h"
 #include "scale/spread.h"
 #include "stats/summary.h"
 #include "util/strings.h"
@@ -122,6 +127,21 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     auto launcher = make_warm_launcher(make_launcher_for({script}, trust), a.warm, ctx.fork_servers);
     launcher->prestart(python, script, *ctx.runner);  // its imports start now, not at the first run
 
+    // The card's pool lease, held for every run as verify holds it (src/scale/lease.h); asking
+    // nvidia-smi for the card's uuid overlaps the interpreter's imports. None inside a pool's job.
+    std::optional<std::string> card;
+    if (const char* own = std::getenv("HOTKERNEL_GPU_LEASE"); own == nullptr || *own == '\0') try {
+            if (auto g = visible_gpu(query_gpus(*ctx.runner, ctx.cancel))) card = g->uuid;
+        } catch (const tool_error&) {
+            // no NVIDIA driver, or nvidia-smi failed: nothing to lease
+        }
+    const auto lease = scale::lease_card_for_run(
+        card, fmt::format("bench {} (pid {})", script, ::getpid()), std::max(600.0, 2 * timeout_s),
+        [&] { return ctx.cancel.cancelled(); },
+        [&](const std::string& holder) {
+            ctx.progress(0, static_cast<double>(n), "waiting for GPU " + *card + ": " + shorten(trim(holder), 160));
+        });
+
     std::vector<run_record> runs;
     std::vector<double> samples;
     std::vector<json> lines;
@@ -227,7 +247,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
             warnings.push_back(findings::profile_check_untrusted());
     }
     {
-        // bench asks nvidia-smi nothing (it stays quick): the fastest reading is the reference.
+        // bench reads no clock state (it stays quick): the fastest reading is the reference.
         std::vector<const run_record*> all;
         for (const auto& r : runs) all.push_back(&r);
         report_run_findings(all, NAN, result, warnings);

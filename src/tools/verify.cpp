@@ -344,20 +344,13 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     // The card's pool lease (src/scale/lease.h), held for the whole verify: a pool's jobs and this
     // verify take turns on it, whichever started first. None without a known card, or inside a
     // pool's own job (its parent holds it).
-    std::optional<scale::gpu_lease> lease;
-    if (gpu.gpu && gpu.gpu->uuid) {
-        try {
-            lease = scale::take_for_run(
-                *gpu.gpu->uuid, fmt::format("verify {} (pid {})", candidate, ::getpid()),
-                std::max(600.0, 2 * timeout_s), [&] { return ctx.cancel.cancelled(); },
-                [&](const std::string& holder) {
-                    ctx.progress(0, 0, "waiting for GPU " + *gpu.gpu->uuid + ": " + shorten(trim(holder), 160));
-                });
-        } catch (const tool_error& e) {
-            if (ctx.cancel.cancelled() || std::string(e.what()).find("stayed leased") != std::string::npos) throw;
-            // A lease folder that cannot be made: measure without, as the GPU lock allows.
-        }
-    }
+    const std::optional<std::string> card = gpu.gpu ? gpu.gpu->uuid : std::nullopt;
+    const auto lease = scale::lease_card_for_run(
+        card, fmt::format("verify {} (pid {})", candidate, ::getpid()), std::max(600.0, 2 * timeout_s),
+        [&] { return ctx.cancel.cancelled(); },
+        [&](const std::string& holder) {
+            ctx.progress(0, 0, "waiting for GPU " + *card + ": " + shorten(trim(holder), 160));
+        });
     json clocks_before = clock_state(ctx, gpu);
     // An early decisive stop needs an effect of at least twice the spread between processes of
     // the same code on this card, where calibrate measured it (stats/stopping.h).

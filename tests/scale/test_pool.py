@@ -222,26 +222,33 @@ def test_a_command_template_executor_runs_each_job_through_the_users_command(tmp
     assert "run-job -" in seen.read_text()
 
 
-def test_a_plain_verify_and_a_pool_job_take_turns_on_a_card(tmp_path):
-    # A plain verify (no gpus) leases the card it measures on for its whole run, so a pool's job
-    # on that card waits for it, and the other way round; inside a pool's own job it takes none.
+@pytest.mark.parametrize("tool", ["verify", "bench"])
+def test_a_plain_run_and_a_pool_job_take_turns_on_a_card(tmp_path, tool):
+    # A plain verify or bench (no gpus) leases the card it measures on for its whole run, so a
+    # pool's job on that card waits for it, and the other way round; inside a pool's own job it
+    # takes none.
     base = write_script(tmp_path, "base.py", sleep=0.15)
     plain = write_script(tmp_path, "plain.py", mean=0.9, sleep=0.15)
     pooled = write_script(tmp_path, "pooled.py", mean=0.9, sleep=0.15)
     env = env_for(tmp_path, mask=H100_A)
-    first = spawn(["verify", base, plain, "--n", "3", "--no-stop-early"], env, tmp_path)
+    argv = ["verify", base, plain, "--n", "3", "--no-stop-early"] if tool == "verify" else ["bench", plain, "--n", "6"]
+    first = spawn(argv, env, tmp_path)
     lease = tmp_path / "leases" / (H100_A + ".lock")
     deadline = time.time() + 30
     while time.time() < deadline and not (lease.exists() and f"pid {first.pid} " in lease.read_text()):
         time.sleep(0.05)
-    assert f"pid {first.pid} " in lease.read_text(), "the plain verify took no lease of its card"
+    assert f"pid {first.pid} " in lease.read_text(), f"the plain {tool} took no lease of its card"
+    assert f"{tool} " in lease.read_text()
     rc, r, err = hk(["verify", base, pooled, "--gpus", "all", "--n", "2"], env, tmp_path)
     assert rc == 0, err
     out, err1 = first.communicate(timeout=120)
     assert first.returncode == 0, err1
-    assert json.loads(out)["verdict"] == "faster"
+    if tool == "verify":
+        assert json.loads(out)["verdict"] == "faster"
+    else:
+        assert len(json.loads(out)["samples_ms"]) == 6
     entries = runs(tmp_path)
     assert {e["script"] for e in entries} >= {"plain.py", "pooled.py"}
     clash = overlapping([e for e in entries if e["cvd"] == H100_A])
-    assert not clash, f"a pool job ran beside the plain verify: {clash[:1]}"
-    assert "gpu_leases_waited" in [w["id"] for w in r["warnings"]]  # the pool waited for the plain verify
+    assert not clash, f"a pool job ran beside the plain {tool}: {clash[:1]}"
+    assert "gpu_leases_waited" in [w["id"] for w in r["warnings"]]  # the pool waited for the plain run
