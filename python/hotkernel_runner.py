@@ -63,6 +63,16 @@ Harness = L2Guard = Primitives = ThreadWatch = harness_codes = install_watch = l
 hotkernel_sandbox = ParentClockError = Release = None
 
 
+# Code objects the fork server compiled once from hotkernel's files (hotkernel_forkserver.py,
+# _run_script), by (path, sha256 of the bytes compiled): load_checked takes one only for bytes it
+# checked, and none is left once the harness is loaded. Absent in a fresh interpreter.
+_PRECOMPILED = globals().pop("_HOTKERNEL_COMPILED", None) or {}
+# What the harness's patch check reads from each of those code objects (torch_name_table's answer).
+_KNOWN_TORCH_NAMES = _PRECOMPILED.pop("torch_names", None) or {}
+# The sha256 of the bytes this file was compiled from when the fork server ran its code.
+_RAN_SHA256 = globals().pop("_HOTKERNEL_RAN_SHA256", None)
+
+
 class UncheckedSource(Exception):
     """A file of the harness whose bytes are not the binary's."""
 
@@ -86,11 +96,12 @@ def load_checked(name, expected):
     """Imports python/<name>.py from its checked bytes into a fresh module (never from a bytecode
     cache, whatever __pycache__ holds) and registers it in sys.modules."""
     path, data = _checked_bytes(name + ".py", expected)
+    code = _PRECOMPILED.pop((path, hashlib.sha256(data).hexdigest()), None) if _PRECOMPILED else None
     mod = types.ModuleType(name)
     mod.__file__ = path
     sys.modules[name] = mod
     try:
-        exec(compile(data, path, "exec", dont_inherit=True), mod.__dict__)
+        exec(code or compile(data, path, "exec", dont_inherit=True), mod.__dict__)
     except BaseException:
         sys.modules.pop(name, None)
         raise
@@ -594,6 +605,7 @@ class TrustedRun:
             return res
 
         # 4. the harness itself: patches, threads, references, persisting L2
+        t_after = self.prims.perf()
         invalid = []
         critical, other = harness.changes()
         if critical:
@@ -622,6 +634,7 @@ class TrustedRun:
             invalid.append("persisting-L2 carve-out (%d bytes) set by the candidate" % self.l2.seen_bytes)
 
         res["flags"] = self.flags
+        self.phases["harness_checks"] = self.prims.perf() - t_after
         if self.l2.floor is not None:
             res["persisting_l2_floor_bytes"] = self.l2.floor  # what the driver reads back after the harness set 0
         if invalid:
@@ -1171,8 +1184,12 @@ def _take_secrets(args):
     secret = _read_private_input()
     result_fd = _private_result_fd()
     try:  # this file as the interpreter read it, and the modules it needs, from checked bytes
-        _checked_bytes("hotkernel_runner.py", _expected_hashes(secret))
-        _load_defences(_expected_hashes(secret))
+        expected = _expected_hashes(secret)
+        _checked_bytes("hotkernel_runner.py", expected)
+        if expected is not None and _RAN_SHA256 is not None and _RAN_SHA256 != expected.get("hotkernel_runner.py"):
+            raise UncheckedSource("the fork server ran hotkernel_runner.py from bytes of sha256 %s, not the binary's "
+                                  "%s" % (_RAN_SHA256[:12], str(expected.get("hotkernel_runner.py"))[:12]))
+        _load_defences(expected)
     except UncheckedSource as e:  # nothing of ours can be trusted to watch: one invalid line, then out
         line = json.dumps({"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0, "role": args.role,
                            "reason": str(e), "trusted": True, "runner_protocol": RUNNER_PROTOCOL,
@@ -1222,6 +1239,7 @@ def _run_released(args, inputs, release):
     except UncheckedSource as e:
         return {"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0, "role": args.role, "reason": str(e),
                 "trusted": True}
+    _PRECOMPILED.clear()  # the harness is loaded
     if os.path.dirname(os.path.abspath(hk.__file__)) != _HERE:
         raise RuntimeError("imported %s instead of the binary's contract in %s" % (hk.__file__, _HERE))
     sys.modules["hotkernel_contract"] = hk
@@ -1253,6 +1271,7 @@ def _run_released(args, inputs, release):
             trun._warmup_min_s, trun._warmup_window_s = hk.WARMUP_MIN_NEXT_S, hk.WARMUP_WINDOW_NEXT_S
     trun = truns[0]
     t_prepared = time.perf_counter()
+    steps = {}  # the seconds of each step between the inputs' preparation and the candidate's import
     threads = ThreadWatch()
     sess = trun.session
     watched = {}
@@ -1260,11 +1279,15 @@ def _run_released(args, inputs, release):
         key = "run" if i == 0 else "run%d" % (i + 1)
         watched.update({key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2})
     harness = Harness(torch, hk, runner_module,
-                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None], watched)
+                      [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None], watched,
+                      _KNOWN_TORCH_NAMES)
+    _KNOWN_TORCH_NAMES.clear()
+    steps["harness"] = time.perf_counter() - t_prepared
     try:
         trun.calibrate_release()  # the parent times empty samples: the fixed cost of a sample
     except (ParentClockError, OSError) as e:
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
+    steps["clock_calibration"] = time.perf_counter() - t_prepared - steps["harness"]
     # The kernel sandbox, before anything of the candidate runs (hotkernel_sandbox.py).
     box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)
     refused = hotkernel_sandbox.refusal(box)
@@ -1294,7 +1317,10 @@ def _run_released(args, inputs, release):
             break  # a kernel that fails one shape: the run is an error, naming it; the rest adds nothing
     result = results[0][1] if not target.workloads else hk.combine_workloads(results, target)
     # Where this run's seconds went (the first CUDA call, and so the context, is in "prepare").
-    phases = {"start": t_target - t_start, "prepare": t_prepared - t_target, "import_candidate": t_loaded - t_import}
+    phases = {"start": t_target - t_start, "prepare": t_prepared - t_target}
+    phases.update(steps)
+    phases["sandbox_and_gc"] = t_import - t_prepared - sum(steps.values())
+    phases["import_candidate"] = t_loaded - t_import
     if not target.workloads:
         phases.update(trun.phases)
     phases["in_runner"] = time.perf_counter() - t_start
