@@ -2,7 +2,9 @@
 // benchmark per side, "<target>/baseline" and "<target>/candidate", each with the built-in
 // `latency` measure in nanoseconds (value: the mean; lower/upper: the mean's 95% interval,
 // 1.96 standard errors); the candidate also carries a `speedup` measure (mean_b / mean_c, its
-// bounds the paired 95% interval). Names stay the same from run to run, so Bencher keeps a history.
+// bounds the paired 95% interval). A target with workloads has the same pair for each workload,
+// "<target>/<workload>/baseline" (e.g. "gelu/M=8,K=128/baseline") beside the runs' totals. Names
+// stay the same from run to run, so Bencher keeps a history.
 #include <cmath>
 
 #include "export/export.h"
@@ -12,24 +14,27 @@ namespace hotkernel {
 json export_bmf(const json& r) {
     using namespace export_detail;
     json out = json::object();
-    const std::string target = target_of(r);
-    for (const auto& s : side_rows(r)) {
-        if (!s.has_stats) continue;
-        const double half = s.n > 1 ? 1.96 * s.std_ms / std::sqrt(static_cast<double>(s.n)) : 0.0;
-        json bench = json::object();
-        bench["latency"] = {{"value", s.mean_ms * 1e6},
-                            {"lower_value", std::max(0.0, s.mean_ms - half) * 1e6},
-                            {"upper_value", (s.mean_ms + half) * 1e6}};
-        if (s.side == "candidate" && r.contains("speedup") && r["speedup"].is_number()) {
-            json sp = {{"value", r["speedup"].get<double>()}};
-            const json ci = r.value("speedup_ci95", json());
-            if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number()) {
-                sp["lower_value"] = ci["low"].get<double>();
-                sp["upper_value"] = ci["high"].get<double>();
+    for (const auto& [workload, part] : result_parts(r)) {
+        const std::string name = target_of(r) + (workload.empty() ? "" : "/" + workload);
+        for (const auto& s : side_rows(r, *part)) {
+            if (!s.has_stats) continue;
+            const double half = s.n > 1 ? 1.96 * s.std_ms / std::sqrt(static_cast<double>(s.n)) : 0.0;
+            json bench = json::object();
+            bench["latency"] = {{"value", s.mean_ms * 1e6},
+                                {"lower_value", std::max(0.0, s.mean_ms - half) * 1e6},
+                                {"upper_value", (s.mean_ms + half) * 1e6}};
+            const json& p = *part;
+            if (s.side == "candidate" && p.contains("speedup") && p["speedup"].is_number()) {
+                json sp = {{"value", p["speedup"].get<double>()}};
+                const json ci = p.value("speedup_ci95", json());
+                if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number()) {
+                    sp["lower_value"] = ci["low"].get<double>();
+                    sp["upper_value"] = ci["high"].get<double>();
+                }
+                bench["speedup"] = sp;
             }
-            bench["speedup"] = sp;
+            out[name + "/" + s.side] = bench;
         }
-        out[target + "/" + s.side] = bench;
     }
     return out;
 }

@@ -70,14 +70,22 @@ std::string target_of(const json& r) {
     return "unnamed";
 }
 
-std::vector<side_row> side_rows(const json& r) {
+std::vector<result_part> result_parts(const json& r) {
+    std::vector<result_part> parts{{"", &r}};
+    if (r.contains("workloads") && r["workloads"].is_array())
+        for (const auto& w : r["workloads"])
+            if (w.is_object() && w.value("name", json()).is_string()) parts.push_back({w["name"].get<std::string>(), &w});
+    return parts;
+}
+
+std::vector<side_row> side_rows(const json& r, const json& part) {
     std::vector<side_row> rows;
     for (const char* side : {"baseline", "candidate"}) {
         side_row row{.side = side};
         const std::string key = std::string(side) + "_script";
         if (r.contains(key) && r[key].is_string()) row.script = r[key].get<std::string>();
-        if (r.contains(side) && r[side].is_object()) {
-            const json& s = r[side];
+        if (part.contains(side) && part[side].is_object()) {
+            const json& s = part[side];
             auto num = [&](const char* f, double& out) {
                 if (s.contains(f) && s[f].is_number()) {
                     out = s[f].get<double>();

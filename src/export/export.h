@@ -23,7 +23,7 @@ export_spec parse_export(const std::string& text, const std::string& param_name)
 std::string export_format_name(export_format f);
 
 // The renderers; each takes a verify result (lean or full: it reads the verdict, the target, the
-// per-side mean/std/min/n and the speedup with its interval).
+// per-side mean/std/min/n and the speedup with its interval, for the whole and for each workload).
 std::string export_markdown(const json& verify_result);
 std::string export_csv(const json& verify_result);
 json export_bmf(const json& verify_result);
@@ -42,7 +42,18 @@ struct side_row {
     bool has_stats = false;
 };
 std::string target_of(const json& r);
-std::vector<side_row> side_rows(const json& r);
+/// The baseline's and the candidate's row of `part` (the whole result, or one of its workloads),
+/// the scripts named from the whole result `r`.
+std::vector<side_row> side_rows(const json& r, const json& part);
+inline std::vector<side_row> side_rows(const json& r) { return side_rows(r, r); }
+/// What an export has rows for: the whole result (name ""), then, for a result with workloads,
+/// each workload by its name ("M=8,K=128"), each read with the same fields (verdict, speedup,
+/// speedup_ci95, baseline, candidate).
+struct result_part {
+    std::string workload;
+    const json* part;
+};
+std::vector<result_part> result_parts(const json& r);
 std::string gpu_of(const json& r);
 }  // namespace export_detail
 

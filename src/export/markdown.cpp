@@ -1,4 +1,5 @@
-// A verify result as a Markdown table (a pull-request comment, a job summary).
+// A verify result as a Markdown table (a pull-request comment, a job summary); a target with
+// workloads gets a second table, a row per workload.
 #include <fmt/format.h>
 
 #include "export/export.h"
@@ -18,12 +19,32 @@ std::string export_markdown(const json& r) {
         out += fmt::format("| {} | `{}` | {:.4g} | {:.3g} | {:.4g} | {} |\n", s.side, s.script, s.mean_ms, s.std_ms,
                            s.min_ms, s.n);
     }
+    const auto parts = result_parts(r);
     if (r.contains("speedup") && r["speedup"].is_number()) {
-        out += fmt::format("\nspeedup {:.3f}x", r["speedup"].get<double>());
+        out += fmt::format("\n{} {:.3f}x", parts.size() > 1 ? "geometric-mean speedup" : "speedup",
+                           r["speedup"].get<double>());
         const json ci = r.value("speedup_ci95", json());
         if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
             out += fmt::format(" (95% CI {:.3f}-{:.3f})", ci["low"].get<double>(), ci["high"].get<double>());
         out += "\n";
+    }
+    if (parts.size() > 1) {
+        out += "\n| workload | verdict | baseline mean (ms) | candidate mean (ms) | speedup (95% CI) |\n"
+               "|---|---|---:|---:|---|\n";
+        for (std::size_t i = 1; i < parts.size(); ++i) {
+            const json& p = *parts[i].part;
+            const auto sides = side_rows(r, p);
+            auto mean = [](const side_row& s) { return s.has_stats ? fmt::format("{:.4g}", s.mean_ms) : "-"; };
+            std::string speedup = "-";
+            if (p.contains("speedup") && p["speedup"].is_number()) {
+                speedup = fmt::format("{:.3f}x", p["speedup"].get<double>());
+                const json ci = p.value("speedup_ci95", json());
+                if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
+                    speedup += fmt::format(" ({:.3f}-{:.3f})", ci["low"].get<double>(), ci["high"].get<double>());
+            }
+            out += fmt::format("| {} | {} | {} | {} | {} |\n", parts[i].workload, p.value("verdict", std::string("?")),
+                               mean(sides[0]), mean(sides[1]), speedup);
+        }
     }
     if (const std::string gpu = gpu_of(r); !gpu.empty()) out += fmt::format("\nmeasured on {}\n", gpu);
     return out;

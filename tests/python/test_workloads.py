@@ -2,6 +2,8 @@
 (`new --dims`), bench's samples per shape, verify's verdict per shape and its summary (a candidate
 faster at two shapes and slower at the third is `mixed`, naming it; one wrong at one shape is
 `incorrect`, naming it), and the leaderboard's cell per shape."""
+import csv
+import io
 import json
 import os
 import subprocess
@@ -113,9 +115,25 @@ def test_verify_faster_at_two_shapes_and_slower_at_one_is_mixed_naming_it(py, ta
     assert r["speedup"] == pytest.approx(g)
     assert r["speedup_ci95"]["low"] <= g <= r["speedup_ci95"]["high"]
     # record: the leaderboard shows a cell per workload, the speedup only where it is faster
-    rc, rec, err = hk(py, "record", "--result", r["full_record"], "--note", "fast small M", "--who", "test", cwd=d,
-                      measured=False)
+    rc, rec, err = hk(py, "record", "--result", r["full_record"], "--note", "fast small M", "--who", "test",
+                      "--export", f"csv:{d}/w.csv", "--export", f"bmf:{d}/w.json", "--export", f"{d}/w.md",
+                      "--export", f"github-action-benchmark:{d}/g.json", cwd=d, measured=False)
     assert rc == 0, err
+    # the exports: a row per workload beside the totals, each with its own verdict and speedup
+    rows = list(csv.DictReader(io.StringIO((d / "w.csv").read_text())))
+    assert [(x["workload"], x["side"]) for x in rows][:2] == [("", "baseline"), ("", "candidate")]
+    cand = {x["workload"]: x for x in rows if x["side"] == "candidate"}
+    assert set(cand) == {"", "M=8", "M=64", "M=256"}
+    assert cand["M=256"]["verdict"] == "slower" and cand[""]["verdict"] == "mixed"
+    assert float(cand["M=256"]["speedup"]) == pytest.approx(per["M=256"]["speedup"], rel=1e-4)
+    assert float(cand["M=8"]["mean_ms"]) == pytest.approx(per["M=8"]["candidate"]["mean_ms"], rel=1e-4)
+    bmf = json.loads((d / "w.json").read_text())
+    assert bmf["scale/M=256/candidate"]["speedup"]["value"] == pytest.approx(per["M=256"]["speedup"])
+    assert {"scale/baseline", "scale/candidate", "scale/M=8/baseline"} <= set(bmf)
+    md = (d / "w.md").read_text()
+    assert "| workload | verdict |" in md and "| M=256 | slower |" in md
+    names = [g["name"] for g in json.loads((d / "g.json").read_text())]
+    assert names[:2] == ["scale baseline", "scale candidate"] and "scale M=64 candidate" in names
     board = (d / "LEADERBOARD.md").read_text()
     header = next(line for line in board.splitlines() if line.startswith("| # |"))
     assert "| M=8 | M=64 | M=256 |" in header
