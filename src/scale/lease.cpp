@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "gpu/gpu_query.h"
 #include "store/results_store.h"
 #include "util/errors.h"
 #include "util/strings.h"
@@ -105,6 +106,21 @@ std::optional<gpu_lease> lease_card_for_run(const std::optional<std::string>& uu
         if (cancelled() || std::string(e.what()).find("stayed leased") != std::string::npos) throw;
         return std::nullopt;  // no lease folder: the measurement lock still keeps runs apart
     }
+}
+
+std::optional<gpu_lease> lease_visible_card(process_runner& runner, const cancel_token& cancel,
+                                            const std::string& what, double wait_s,
+                                            const std::function<void(const std::string&)>& waiting) {
+    if (const char* own = std::getenv("HOTKERNEL_GPU_LEASE"); own != nullptr && *own != '\0') return std::nullopt;
+    std::optional<std::string> uuid;
+    try {
+        if (auto g = visible_gpu(query_gpus(runner, cancel))) uuid = g->uuid;
+    } catch (const tool_error&) {
+        if (cancel.cancelled()) throw;
+        return std::nullopt;  // no NVIDIA driver, or nvidia-smi failed: nothing to lease
+    }
+    return lease_card_for_run(uuid, what, wait_s, [&] { return cancel.cancelled(); },
+                              [&](const std::string& holder) { waiting(*uuid + ": " + holder); });
 }
 
 gpu_lease::gpu_lease(gpu_lease&& other) noexcept : m_fd(other.m_fd), m_uuid(std::move(other.m_uuid)) { other.m_fd = -1; }

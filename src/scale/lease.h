@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "process/runner.h"
+
 namespace hotkernel::scale {
 
 /// HOTKERNEL_GPU_LEASE_DIR, else <temp dir>/hotkernel-gpu-leases (created mode 1777, like /tmp,
@@ -48,6 +50,13 @@ std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string
 /// when the card stayed leased past `wait_s`.
 std::optional<gpu_lease> lease_card_for_run(const std::optional<std::string>& uuid, const std::string& what,
                                             double wait_s, const std::function<bool()>& cancelled,
+                                            const std::function<void(const std::string&)>& waiting);
+
+/// lease_card_for_run for the card a plain run measures on when it has not asked nvidia-smi
+/// already (bench, profile, torch_profile): the first card CUDA_VISIBLE_DEVICES leaves visible,
+/// through `runner`. Asks nothing inside a pool's job; nullopt without a driver or a GPU.
+std::optional<gpu_lease> lease_visible_card(process_runner& runner, const cancel_token& cancel,
+                                            const std::string& what, double wait_s,
                                             const std::function<void(const std::string&)>& waiting);
 
 /// The note the current (or last) holder of `uuid`'s lease left: "pid 42 on host: verify b.py

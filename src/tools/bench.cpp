@@ -13,7 +13,6 @@
 #include "measure/warm_launcher.h"
 #include "measure/workloads.h"
 #include "plot/save.h"
-#include "gpu/gpu_query.h"
 #include "python/interpreter.h"
 #include "registry/lean.h"
 #include "registry/tool.h"
@@ -128,18 +127,11 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     launcher->prestart(python, script, *ctx.runner);  // its imports start now, not at the first run
 
     // The card's pool lease, held for every run as verify holds it (src/scale/lease.h); asking
-    // nvidia-smi for the card's uuid overlaps the interpreter's imports. None inside a pool's job.
-    std::optional<std::string> card;
-    if (const char* own = std::getenv("HOTKERNEL_GPU_LEASE"); own == nullptr || *own == '\0') try {
-            if (auto g = visible_gpu(query_gpus(*ctx.runner, ctx.cancel))) card = g->uuid;
-        } catch (const tool_error&) {
-            // no NVIDIA driver, or nvidia-smi failed: nothing to lease
-        }
-    const auto lease = scale::lease_card_for_run(
-        card, fmt::format("bench {} (pid {})", script, ::getpid()), std::max(600.0, 2 * timeout_s),
-        [&] { return ctx.cancel.cancelled(); },
+    // nvidia-smi for the card overlaps the interpreter's imports.
+    const auto lease = scale::lease_visible_card(
+        *ctx.runner, ctx.cancel, fmt::format("bench {} (pid {})", script, ::getpid()), std::max(600.0, 2 * timeout_s),
         [&](const std::string& holder) {
-            ctx.progress(0, static_cast<double>(n), "waiting for GPU " + *card + ": " + shorten(trim(holder), 160));
+            ctx.progress(0, static_cast<double>(n), "waiting for GPU " + shorten(trim(holder), 200));
         });
 
     std::vector<run_record> runs;

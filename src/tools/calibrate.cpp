@@ -1,6 +1,8 @@
 // calibrate: measure this card's streaming-copy bandwidth and bf16 matmul rate under the repo's
 // own timer (python/hotkernel_calibrate.py in the user's interpreter) and cache them per GPU
 // UUID, so roofline gives attainable_ms_measured without being told measured_mem_gbs.
+#include <unistd.h>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "gpu/spec_table.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "scale/lease.h"
 #include "store/results_store.h"
 #include "report/findings.h"
 #include "util/files.h"
@@ -62,6 +65,14 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
                                      "cannot be stored; update the driver",
                                      index, g->name));
 
+    // The card's pool lease (src/scale/lease.h): no pool job's runs share the card while its
+    // bandwidth and the spread between processes are measured.
+    const auto lease = scale::lease_card_for_run(
+        g->uuid, fmt::format("calibrate GPU {} (pid {})", index, ::getpid()), std::max(600.0, 2 * timeout_s),
+        [&] { return ctx.cancel.cancelled(); },
+        [&](const std::string& holder) {
+            ctx.progress(0, 0, "waiting for GPU " + *g->uuid + ": " + shorten(trim(holder), 160));
+        });
     const std::string python = resolve_python(ctx);
     process_spec spec;
     // --spread: the streaming copy in 6 processes, one after another: the spread between processes

@@ -1,6 +1,8 @@
 // profile: run a command under Nsight Compute (ncu) or Nsight Systems (nsys), keep the report,
 // and return a parsed kernel summary. Exit codes are never trusted alone: both tools exit 0
 // when nothing was profiled or no report was written, so the files and the text are checked.
+#include <unistd.h>
+
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "parsers/nsys_csv.h"
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "scale/lease.h"
 #include "report/findings.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -317,6 +320,12 @@ json handle(const profile_args& args, tool_context& ctx) {
     const fs::path prefix = report_prefix(args, tool);
     std::error_code ec;
     const target_plan plan{find_profiled_target(command, fs::current_path(ec))};
+    // The card's pool lease (src/scale/lease.h): ncu locks the card's clocks and replays kernels,
+    // so no pool job measures beside it.
+    const auto lease = scale::lease_visible_card(
+        *ctx.runner, ctx.cancel, fmt::format("profile {} (pid {})", shorten(args.command, 120), ::getpid()),
+        std::max(600.0, 2 * args.timeout_s),
+        [&](const std::string& holder) { ctx.progress(0, 2, "waiting for GPU " + shorten(trim(holder), 200)); });
     return tool == "ncu" ? run_ncu(args, ctx, command, prefix, plan) : run_nsys(args, ctx, command, prefix, plan);
 }
 

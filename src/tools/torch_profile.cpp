@@ -1,11 +1,14 @@
 // torch_profile: run a script under torch.profiler in the user's interpreter (the embedded
 // runner python/hotkernel_torch_profile.py) and return its heaviest GPU kernels and aten ops.
+#include <unistd.h>
+
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "python/interpreter.h"
 #include "registry/tool.h"
+#include "scale/lease.h"
 #include "report/findings.h"
 #include "render/render.h"
 #include "util/strings.h"
@@ -72,6 +75,11 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
     spec.result_channel = true;
     spec.timeout_s = timeout_s;
     spec.env_set["PYTHONUNBUFFERED"] = "1";
+    // The card's pool lease (src/scale/lease.h), as bench holds it: no pool job runs beside it.
+    const auto lease = scale::lease_visible_card(
+        *ctx.runner, ctx.cancel, fmt::format("torch_profile {} (pid {})", script, ::getpid()),
+        std::max(600.0, 2 * timeout_s),
+        [&](const std::string& holder) { ctx.progress(0, 0, "waiting for GPU " + shorten(trim(holder), 200)); });
     ctx.progress(0, 0, "running " + script + " under torch.profiler");
     ctx.log("torch_profile: " + python + " " + script);
     const process_result res = ctx.runner->run(spec, ctx.cancel);

@@ -252,3 +252,17 @@ def test_a_plain_run_and_a_pool_job_take_turns_on_a_card(tmp_path, tool):
     clash = overlapping([e for e in entries if e["cvd"] == H100_A])
     assert not clash, f"a pool job ran beside the plain {tool}: {clash[:1]}"
     assert "gpu_leases_waited" in [w["id"] for w in r["warnings"]]  # the pool waited for the plain run
+
+
+@pytest.mark.parametrize("tool", ["torch_profile", "calibrate"])
+def test_the_other_tools_that_run_on_a_card_lease_it_too(tmp_path, tool):
+    # The lease file keeps a note of its last holder: after the run, it names the tool, whether
+    # the run then succeeded (torch_profile on the CPU) or not (calibrate needs CUDA).
+    plain = write_script(tmp_path, "plain.py")
+    env = env_for(tmp_path, mask=H100_A)
+    hk(["torch-profile", plain] if tool == "torch_profile" else ["calibrate", "--gpu", "1"], env, tmp_path)
+    notes = {p.name: p.read_text() for p in (tmp_path / "leases").glob("*.lock")}
+    held = [name for name, text in notes.items() if f": {tool} " in text]
+    assert held, notes
+    if tool == "torch_profile":
+        assert held == [H100_A + ".lock"]  # the card CUDA_VISIBLE_DEVICES leaves visible
