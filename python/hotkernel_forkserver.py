@@ -162,33 +162,33 @@ def _preload_heavy(info, errors):
         info["triton"] = triton.__version__
     except Exception:
         pass
+    _precompile()
     try:
         _load_contract_checked()  # its import must not initialise CUDA
         info["contract"] = True
     except Exception as ex:
         errors.append("hotkernel_contract: %s" % ex)
-    _precompile()
 
 
 def _load_contract_checked():
     """Imports the binary's contract from beside this file by its bytes, checked against the sha256
     hotkernel sent (HOTKERNEL_PY_SHA256), never from a bytecode cache: what this server runs,
     every run forked from it inherits. Its runs drop it and load their own checked copy."""
-    import hashlib
     import types
 
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hotkernel_contract.py")
     with open(path, "rb") as f:
         data = f.read()
     want = _EXPECTED.get("hotkernel_contract.py")
-    got = hashlib.sha256(data).hexdigest()
+    got = _sha256(data)
     if want is not None and want != got:
         raise RuntimeError("%s has sha256 %s, not the binary's %s; not loaded" % (path, got[:12], want[:12]))
     mod = types.ModuleType("hotkernel_contract")
     mod.__file__ = path
     sys.modules["hotkernel_contract"] = mod
     try:
-        exec(compile(data, path, "exec", dont_inherit=True), mod.__dict__)
+        # The code _precompile made from these very bytes, else compiled now.
+        exec(_COMPILED.get((path, got)) or compile(data, path, "exec", dont_inherit=True), mod.__dict__)
     except BaseException:
         sys.modules.pop("hotkernel_contract", None)
         raise

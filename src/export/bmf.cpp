@@ -26,10 +26,9 @@ json export_bmf(const json& r) {
             const json& p = *part;
             if (s.side == "candidate" && p.contains("speedup") && p["speedup"].is_number()) {
                 json sp = {{"value", p["speedup"].get<double>()}};
-                const json ci = p.value("speedup_ci95", json());
-                if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number()) {
-                    sp["lower_value"] = ci["low"].get<double>();
-                    sp["upper_value"] = ci["high"].get<double>();
+                if (const auto ci = speedup_interval(p)) {
+                    sp["lower_value"] = ci->low;
+                    sp["upper_value"] = ci->high;
                 }
                 bench["speedup"] = sp;
             }

@@ -27,10 +27,10 @@ std::string export_csv(const json& r) {
         "target,side,script,mean_ms,std_ms,min_ms,n,verdict,speedup,speedup_ci_low,speedup_ci_high,gpu,workload\n";
     for (const auto& [workload, part] : result_parts(r)) {
         const json& p = *part;
-        const json ci = p.value("speedup_ci95", json());
+        const auto ci = speedup_interval(p);
         const std::string speedup = number(p.value("speedup", json()));
-        const std::string lo = ci.is_object() ? number(ci.value("low", json())) : "";
-        const std::string hi = ci.is_object() ? number(ci.value("high", json())) : "";
+        const std::string lo = ci ? number(ci->low) : "";
+        const std::string hi = ci ? number(ci->high) : "";
         for (const auto& s : side_rows(r, p)) {
             const bool cand = s.side == "candidate";
             out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", field(target_of(r)), s.side, field(s.script),

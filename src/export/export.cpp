@@ -78,6 +78,13 @@ std::vector<result_part> result_parts(const json& r) {
     return parts;
 }
 
+std::optional<interval> speedup_interval(const json& part) {
+    const json ci = part.value("speedup_ci95", json());
+    if (!ci.is_object() || !ci.value("low", json()).is_number() || !ci.value("high", json()).is_number())
+        return std::nullopt;
+    return interval{ci["low"].get<double>(), ci["high"].get<double>()};
+}
+
 std::vector<side_row> side_rows(const json& r, const json& part) {
     std::vector<side_row> rows;
     for (const char* side : {"baseline", "candidate"}) {

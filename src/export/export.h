@@ -3,6 +3,7 @@
 // format renders a result to text (pure); write_exports() is the only I/O.
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,11 @@ struct result_part {
     const json* part;
 };
 std::vector<result_part> result_parts(const json& r);
+/// The paired 95% interval of a part's speedup (speedup_ci95's low and high), when it has one.
+struct interval {
+    double low, high;
+};
+std::optional<interval> speedup_interval(const json& part);
 std::string gpu_of(const json& r);
 }  // namespace export_detail
 

@@ -23,9 +23,7 @@ std::string export_markdown(const json& r) {
     if (r.contains("speedup") && r["speedup"].is_number()) {
         out += fmt::format("\n{} {:.3f}x", parts.size() > 1 ? "geometric-mean speedup" : "speedup",
                            r["speedup"].get<double>());
-        const json ci = r.value("speedup_ci95", json());
-        if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
-            out += fmt::format(" (95% CI {:.3f}-{:.3f})", ci["low"].get<double>(), ci["high"].get<double>());
+        if (const auto ci = speedup_interval(r)) out += fmt::format(" (95% CI {:.3f}-{:.3f})", ci->low, ci->high);
         out += "\n";
     }
     if (parts.size() > 1) {
@@ -38,9 +36,7 @@ std::string export_markdown(const json& r) {
             std::string speedup = "-";
             if (p.contains("speedup") && p["speedup"].is_number()) {
                 speedup = fmt::format("{:.3f}x", p["speedup"].get<double>());
-                const json ci = p.value("speedup_ci95", json());
-                if (ci.is_object() && ci.value("low", json()).is_number() && ci.value("high", json()).is_number())
-                    speedup += fmt::format(" ({:.3f}-{:.3f})", ci["low"].get<double>(), ci["high"].get<double>());
+                if (const auto ci = speedup_interval(p)) speedup += fmt::format(" ({:.3f}-{:.3f})", ci->low, ci->high);
             }
             out += fmt::format("| {} | {} | {} | {} | {} |\n", parts[i].workload, p.value("verdict", std::string("?")),
                                mean(sides[0]), mean(sides[1]), speedup);

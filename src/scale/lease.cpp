@@ -75,43 +75,46 @@ std::optional<gpu_lease> gpu_lease::try_take(const std::string& uuid, const std:
     return gpu_lease(fd, uuid);
 }
 
-std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string& what, double wait_s,
-                                      const std::function<bool()>& cancelled,
-                                      const std::function<void(const std::string&)>& waiting) {
-    if (const char* own = std::getenv("HOTKERNEL_GPU_LEASE"); own != nullptr && *own != '\0') return std::nullopt;
-    const auto t0 = std::chrono::steady_clock::now();
-    bool said = false;
-    for (;;) {
-        if (auto lease = gpu_lease::try_take(uuid, what)) return lease;
-        if (!said) {
-            waiting(lease_note(uuid));
-            said = true;
-        }
-        if (cancelled()) throw tool_error(fmt::format("cancelled while waiting for GPU {}'s lease", uuid));
-        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > wait_s)
-            throw tool_error(fmt::format("GPU {} stayed leased for {:g} s ({}); wait for that job to finish or run on "
-                                         "another card (CUDA_VISIBLE_DEVICES)",
-                                         uuid, wait_s, shorten(trim(lease_note(uuid)), 200)));
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+namespace {
+// Inside a pool's own job: its parent holds the card's lease.
+bool in_pool_job() {
+    const char* own = std::getenv("HOTKERNEL_GPU_LEASE");
+    return own != nullptr && *own != '\0';
 }
+}  // namespace
 
 std::optional<gpu_lease> lease_card_for_run(const std::optional<std::string>& uuid, const std::string& what,
                                             double wait_s, const std::function<bool()>& cancelled,
                                             const std::function<void(const std::string&)>& waiting) {
-    if (!uuid) return std::nullopt;
-    try {
-        return take_for_run(*uuid, what, wait_s, cancelled, waiting);
-    } catch (const tool_error& e) {
-        if (cancelled() || std::string(e.what()).find("stayed leased") != std::string::npos) throw;
-        return std::nullopt;  // no lease folder: the measurement lock still keeps runs apart
+    if (!uuid || in_pool_job()) return std::nullopt;
+    const auto t0 = std::chrono::steady_clock::now();
+    bool said = false;
+    for (;;) {
+        std::optional<gpu_lease> lease;
+        try {
+            lease = gpu_lease::try_take(*uuid, what);
+        } catch (const tool_error&) {
+            if (cancelled()) throw;
+            return std::nullopt;  // no lease folder: the measurement lock still keeps runs apart
+        }
+        if (lease) return lease;
+        if (!said) {
+            waiting(lease_note(*uuid));
+            said = true;
+        }
+        if (cancelled()) throw tool_error(fmt::format("cancelled while waiting for GPU {}'s lease", *uuid));
+        if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > wait_s)
+            throw tool_error(fmt::format("GPU {} stayed leased for {:g} s ({}); wait for that job to finish or run on "
+                                         "another card (CUDA_VISIBLE_DEVICES)",
+                                         *uuid, wait_s, shorten(trim(lease_note(*uuid)), 200)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
 }
 
 std::optional<gpu_lease> lease_visible_card(process_runner& runner, const cancel_token& cancel,
                                             const std::string& what, double wait_s,
                                             const std::function<void(const std::string&)>& waiting) {
-    if (const char* own = std::getenv("HOTKERNEL_GPU_LEASE"); own != nullptr && *own != '\0') return std::nullopt;
+    if (in_pool_job()) return std::nullopt;  // and nvidia-smi is not asked
     std::optional<std::string> uuid;
     try {
         if (auto g = visible_gpu(query_gpus(runner, cancel))) uuid = g->uuid;

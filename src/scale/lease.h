@@ -36,18 +36,13 @@ private:
     std::string m_uuid;
 };
 
-/// The lease a run outside any spread takes on the card it measures on, so that it and a pool's
-/// jobs take turns: waits (polling, cancellable) until `uuid` is free, at most `wait_s` (then a
-/// tool_error naming the holder); `waiting` is called once when it has to wait. nullopt, and no
-/// waiting, inside a pool's own job (HOTKERNEL_GPU_LEASE is set: its parent holds the lease).
-std::optional<gpu_lease> take_for_run(const std::string& uuid, const std::string& what, double wait_s,
-                                      const std::function<bool()>& cancelled,
-                                      const std::function<void(const std::string&)>& waiting);
-
-/// take_for_run for the card a plain verify or bench measures on (`uuid`, nvidia-smi's, where it
-/// has one): nullopt without a uuid, inside a pool's job, or when the lease folder cannot be made
-/// (the run then measures as the per-host measurement lock allows). Still throws when cancelled or
-/// when the card stayed leased past `wait_s`.
+/// The lease a run outside any spread takes on the card it measures on (`uuid`, nvidia-smi's,
+/// where it has one), so that it and a pool's jobs take turns: waits (polling, cancellable)
+/// until the card is free, at most `wait_s`, then a tool_error naming the holder; a tool_error
+/// too when cancelled while waiting. `waiting` is called once when it has to wait. nullopt, and
+/// no waiting, without a uuid, inside a pool's own job (HOTKERNEL_GPU_LEASE is set: its parent
+/// holds the lease), or when the lease folder cannot be made (the run then measures as the
+/// per-host measurement lock allows).
 std::optional<gpu_lease> lease_card_for_run(const std::optional<std::string>& uuid, const std::string& what,
                                             double wait_s, const std::function<bool()>& cancelled,
                                             const std::function<void(const std::string&)>& waiting);
