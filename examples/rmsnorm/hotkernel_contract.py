@@ -123,7 +123,8 @@ START_SPIN_CYCLES = 50000
 # every sample put every sample 2% (0.5 ms gelu) to 18% (45 us gelu) over
 # (bench/runs/2026-11-30-h200-{drift,ramp}: drift_probe --runs, samples_ms). So the trusted
 # runner's samples follow RAMP_S of untimed back-to-back replays of the timed graph, after capture
-# and after every checked replay; time_cuda_graph below, the self-reported timer, after capture.
+# (its checked replays are checked after the samples, so nothing else idles the GPU between them);
+# time_cuda_graph below, the self-reported timer, after capture.
 RAMP_S = 0.03
 
 DEFAULTS = {"seed": 0, "iters": 100, "samples": 10, "warmup_s": "auto", "timer": "auto",
