@@ -53,8 +53,9 @@ def test_a_platform_matrix_of_jobs_that_pass_fail_and_run_past_their_time_limit(
     good = write_script(tmp_path, "good.py", mean=0.8)
     bad = write_script(tmp_path, "bad.py", pre="sys.exit(3)")
     hang = write_script(tmp_path, "hang.py", sleep=600)
-    # Slurm's limit (1 minute, enforced up to ~30 s late) comes before the runs' own (300 s).
-    slurm_env["HOTKERNEL_SLURM_ARGS"] = "--time=1"
+    # Slurm's limit (20 s: --time takes minutes:seconds; slurmctld enforces it up to ~30 s late)
+    # comes before the runs' own (300 s), and after the other jobs' few seconds.
+    slurm_env["HOTKERNEL_SLURM_ARGS"] = "--time=0:20"
     t0 = time.time()
     rc, r, err = hk(["verify", base, good, bad, hang, "--n", "3", "--timeout-s", "300", "--executor", "slurm",
                      "--partition", "h100,h200"], slurm_env, tmp_path, timeout=400)
