@@ -721,14 +721,32 @@ def _parents():
     return out
 
 
-def _cmdline(pid):
-    """pid's command line, cut to 200 characters; "?" when empty (a zombie's) or gone."""
+def _read_proc(pid, name):
     try:
-        with open("/proc/%d/cmdline" % pid, "rb") as f:
-            cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        with open("/proc/%d/%s" % (pid, name), "rb") as f:
+            return f.read()
     except OSError:
-        cmd = ""
-    return cmd[:200] or "?"
+        return b""
+
+
+def _is_zombie(pid):
+    stat = _read_proc(pid, "stat")
+    return stat.rsplit(b")", 1)[-1].split()[:1] == [b"Z"]
+
+
+def _cmdline(pid):
+    """pid's command line, cut to 200 characters; "?" for a zombie or a process gone. A process
+    in the middle of its exec has none yet (its parent already runs on after a vfork): it gets a
+    moment to finish, then its name in brackets, as ps writes it."""
+    for _ in range(20):
+        cmd = _read_proc(pid, "cmdline").replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        if cmd:
+            return cmd[:200]
+        if _is_zombie(pid) or not os.path.exists("/proc/%d" % pid):
+            return "?"
+        time.sleep(0.002)
+    comm = _read_proc(pid, "comm").decode("utf-8", "replace").strip()
+    return "[%s]" % comm[:200] if comm else "?"
 
 
 def _children():
