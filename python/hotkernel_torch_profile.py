@@ -177,6 +177,7 @@ def main():
         result["profile_mode"] = {
             "role": mode.get("role"), "calls": mode.get("calls"), "warmup_calls": mode.get("warmup_calls"),
             "label": mode["call_range"], "rotate_k": mode.get("rotate_k"), "shapes": mode.get("shapes"),
+            "workload": mode.get("workload"),  # of a target with workloads: the one profiled
             "contract": "hotkernel's own (as bench and verify run the target), not the copy beside the script",
             "not_profiled": "the input draws, the import, the warm-up calls; the fp32 reference and the check "
                             "are not run",

@@ -15,6 +15,8 @@ namespace hotkernel {
 inline constexpr std::string_view profile_mode_env = "HOTKERNEL_PROFILE";
 inline constexpr std::string_view profile_mode_range = "hotkernel.profile";
 inline constexpr std::string_view profile_stage_prefix = "hotkernel-profile: ";
+/// PROFILE_WORKLOAD_ENV: the workload a profiled target with several runs ("" or unset: the first).
+inline constexpr std::string_view workload_env = "HOTKERNEL_WORKLOAD";
 
 /// The profile mode a contract's text declares (`PROFILE_MODE = N` at the start of a line), 0 if none.
 int parse_profile_mode(std::string_view contract_text);

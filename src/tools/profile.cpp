@@ -19,6 +19,7 @@
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "scale/lease.h"
+#include "tools/workload_param.h"
 #include "report/findings.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -47,6 +48,7 @@ struct profile_args {
     long long n = 0;
     double timeout_s = 0;
     std::string clock_control;
+    std::optional<std::string> workload;
 };
 
 /// The report prefix: `output` without a known extension, or a fresh name in the cache.
@@ -79,6 +81,7 @@ void check_ran(const process_result& r, const std::string& what, double timeout_
 /// calls inside the NVTX range; with an older contract the whole run, with a warning.
 struct target_plan {
     std::optional<profiled_target> target;
+    std::optional<std::string> workload;  ///< the shape profiled, of a target with workloads
     [[nodiscard]] bool ranged() const { return target && target->profile_mode >= 1; }
     [[nodiscard]] json to_json() const {
         if (!target) return nullptr;
@@ -87,7 +90,7 @@ struct target_plan {
             j["mode"] = "profile";
             j["range"] = std::string(profile_mode_range);
             // A target with workloads is profiled at one shape (docs/workloads.md).
-            if (const char* w = std::getenv("HOTKERNEL_WORKLOAD"); w && *w) j["workload"] = w;
+            if (workload) j["workload"] = *workload;
         } else {
             j["mode"] = "whole_run";
         }
@@ -144,6 +147,7 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     spec.timeout_s = timeout_s;
     spec.env_set["LC_ALL"] = "C";  // decimal points, not commas, in the numbers
     if (plan.ranged()) spec.env_set[std::string(profile_mode_env)] = "1";
+    if (plan.workload) spec.env_set[std::string(workload_env)] = *plan.workload;
     ctx.progress(0, 2, "ncu: profiling " + join_command_line(command));
     ctx.log("profile: " + join_command_line(argv));
     const auto run = ctx.runner->run(spec, ctx.cancel);
@@ -221,6 +225,7 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
         // nsys matches only registered NVTX strings by default; torch's range_push registers none.
         spec.env_set["NSYS_NVTX_PROFILER_REGISTER_ONLY"] = "0";
     }
+    if (plan.workload) spec.env_set[std::string(workload_env)] = *plan.workload;
     ctx.progress(0, 2, "nsys: profiling " + join_command_line(command));
     ctx.log("profile: " + join_command_line(argv));
     const auto run = ctx.runner->run(spec, ctx.cancel);
@@ -319,7 +324,10 @@ json handle(const profile_args& args, tool_context& ctx) {
                                      command[0]));
     const fs::path prefix = report_prefix(args, tool);
     std::error_code ec;
-    const target_plan plan{find_profiled_target(command, fs::current_path(ec))};
+    target_plan plan{find_profiled_target(command, fs::current_path(ec))};
+    // The shape to profile: the parameter, else HOTKERNEL_WORKLOAD as the caller's shell set it.
+    if (args.workload) plan.workload = *args.workload;
+    else if (const char* w = std::getenv(std::string(workload_env).c_str()); w && *w) plan.workload = w;
     // The card's pool lease (src/scale/lease.h): ncu locks the card's clocks and replays kernels,
     // so no pool job measures beside it.
     const auto lease = scale::lease_visible_card(
@@ -409,6 +417,7 @@ tool_spec profile_tool() {
                    .details = "ncu only: none (clocks as in real runs), base (locked to base) or reset.",
                    .default_value = "none",
                    .choices = {"none", "base", "reset"}}),
+            param(&profile_args::workload, workload_param()),
         },
         handle);
 }

@@ -9,6 +9,7 @@
 #include "python/interpreter.h"
 #include "registry/tool.h"
 #include "scale/lease.h"
+#include "tools/workload_param.h"
 #include "report/findings.h"
 #include "render/render.h"
 #include "util/strings.h"
@@ -55,6 +56,7 @@ struct torch_profile_args {
     long long n = 0;
     std::vector<std::string> args;
     double timeout_s = 0;
+    std::optional<std::string> workload;
 };
 
 json handle(const torch_profile_args& args, tool_context& ctx) {
@@ -75,6 +77,7 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
     spec.result_channel = true;
     spec.timeout_s = timeout_s;
     spec.env_set["PYTHONUNBUFFERED"] = "1";
+    if (args.workload) spec.env_set[std::string(workload_env)] = *args.workload;
     // The card's pool lease (src/scale/lease.h), as bench holds it: no pool job runs beside it.
     const auto lease = scale::lease_visible_card(
         *ctx.runner, ctx.cancel, fmt::format("torch_profile {} (pid {})", script, ::getpid()),
@@ -163,6 +166,7 @@ tool_spec torch_profile_tool() {
                                                .default_value = 600,
                                                .minimum = 1,
                                                .maximum = 86400}),
+        param(&torch_profile_args::workload, workload_param()),
     };
     json row_props = {{"name", {{"type", "string"}}}, {"calls", {{"type", "integer"}}}, {"total_us", {{"type", "number"}}}};
     t.output_schema = {

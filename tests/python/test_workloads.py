@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from conftest import BIN, TIMEOUT, hk_new
+from conftest import BIN, ROOT, TIMEOUT, hk_new
 
 # A deliberately slow baseline (the same multiply 30 times over), so a candidate can be faster.
 KERNEL = textwrap.dedent("""\
@@ -173,3 +173,35 @@ def test_bad_workloads_are_a_clear_error(py, target, tmp_path, args, needle):
     assert r.returncode == 1, r.stderr
     assert needle in r.stderr, r.stderr
     assert not (tmp_path / "o" / "scale_candidate.py").exists()  # nothing half-written
+
+
+def test_torch_profile_runs_the_workload_asked_for_and_names_a_wrong_one(py, target):
+    d, _ = target
+    script = str(d / "scale_candidate.py")
+    rc, r, err = hk(py, "torch-profile", script, "--workload", "M=64", "--python", py, cwd=d, measured=False)
+    assert rc == 0, err
+    assert r["profile_mode"]["workload"] == "M=64" and r["profile_mode"]["shapes"]["x"] == [64, 128], r["profile_mode"]
+    rc, r, err = hk(py, "torch-profile", script, "--python", py, cwd=d, measured=False)
+    assert rc == 0, err
+    assert r["profile_mode"]["workload"] == "M=8"  # the first, without the parameter
+    p = subprocess.run([str(BIN), "torch-profile", script, "--workload", "M=7", "--python", py], cwd=str(d),
+                       capture_output=True, text=True, timeout=TIMEOUT)
+    assert p.returncode == 1
+    assert "workload 'M=7' is not one of this target's: M=8, M=64, M=256" in p.stderr, p.stderr
+
+
+def test_profile_runs_the_workload_asked_for_under_ncu(py, target, tmp_path):
+    # The fake ncu (tests/fixtures/fake-nsight) runs the command: the target's profile mode prints
+    # its line, which names the shape it ran.
+    d, _ = target
+    fake = ROOT / "tests" / "fixtures" / "fake-nsight"
+    env = dict(os.environ, PATH=str(fake) + os.pathsep + os.environ["PATH"], FAKE_NCU_MODE="ok",
+               FAKE_NCU_LOG=str(tmp_path / "ncu.log"), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    p = subprocess.run([str(BIN), "--python", py, "--json", "profile", "--tool", "ncu", "--workload", "M=256",
+                        "python %s" % (d / "scale_baseline.py")], cwd=str(d), capture_output=True, text=True,
+                       timeout=TIMEOUT, env=env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    r = json.loads(p.stdout)
+    assert r["target"]["workload"] == "M=256", r["target"]
+    line = json.loads([x for x in r["program_output_tail"].splitlines() if x.startswith("{")][-1])
+    assert line["status"] == "profiled" and line["workload"] == "M=256" and line["shapes"]["x"] == [256, 128], line

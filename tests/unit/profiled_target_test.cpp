@@ -26,6 +26,7 @@ TEST(profiled_target, names_match_the_embedded_contract) {
     EXPECT_EQ(contract_string("PROFILE_ENV"), profile_mode_env);
     EXPECT_EQ(contract_string("PROFILE_RANGE"), profile_mode_range);
     EXPECT_EQ(contract_string("PROFILE_STAGE_PREFIX"), profile_stage_prefix);
+    EXPECT_EQ(contract_string("PROFILE_WORKLOAD_ENV"), workload_env);
     EXPECT_EQ(parse_profile_mode(std::string(embedded_python("hotkernel_contract.py"))), 1);
 }
 
