@@ -113,7 +113,9 @@ def test_ctrl_c_scancels_the_jobs_and_says_they_were_cancelled(slurm_env, tmp_pa
         q = subprocess.run(["squeue", "-h", "-t", "RUNNING", "-o", "%i|%j"], capture_output=True, text=True, timeout=20)
         for line in q.stdout.split():
             jid, _, name = line.partition("|")
-            if name == "hotkernel-" + next(iter(os.listdir(tmp_path / "slurm")), ""):
+            # The job's folder exists once hotkernel has submitted (squeue may list others' jobs first).
+            ours = os.listdir(tmp_path / "slurm") if (tmp_path / "slurm").is_dir() else []
+            if ours and name == "hotkernel-" + ours[0]:
                 job = jid
         time.sleep(0.3)
     assert job, "the job never ran"
