@@ -20,22 +20,26 @@ std::vector<double> side_ms(const std::vector<run_record>& v) {
 }
 
 /// Why the pairs so far settle the verdict ("" while they do not): a one-shape target by its
-/// times; a target with workloads once every workload is settled, each by its own times.
-std::string settled(const compare_input& in, const stopping_rule& rule) {
+/// times; a target with workloads once every workload has settled, each by its own times and
+/// once for good (`settled_after` keeps when; a workload settled stays settled).
+std::string settled(const compare_input& in, const stopping_rule& rule, std::map<std::string, std::size_t>& settled_after) {
     if (in.baseline.empty() || !has_workloads(in.baseline.front().line)) {
         const stop_decision d = should_stop(side_ms(in.baseline), side_ms(in.candidate), rule);
         return d.kind == stop_kind::go_on ? "" : d.why;
     }
-    std::vector<std::string> decisive, futile;
-    for (const auto& [name, part] : split_by_workload(in)) {
+    const auto parts = split_by_workload(in);
+    bool all = true;
+    for (const auto& [name, part] : parts) {
+        if (settled_after.contains(name)) continue;
         const stop_decision d = should_stop(side_ms(part.baseline), side_ms(part.candidate), rule);
-        if (d.kind == stop_kind::go_on) return "";
-        (d.kind == stop_kind::decisive ? decisive : futile).push_back(name);
+        if (d.kind == stop_kind::go_on) all = false;
+        else settled_after[name] = in.baseline.size();
     }
-    return fmt::format("stopped after {} pairs: every workload is settled ({} decisive{}{}, {} too close to become "
-                       "decisive{}{})",
-                       in.baseline.size(), decisive.size(), decisive.empty() ? "" : ": ", join(decisive), futile.size(),
-                       futile.empty() ? "" : ": ", join(futile));
+    if (!all) return "";
+    std::vector<std::string> when;
+    for (const auto& [name, part] : parts) when.push_back(fmt::format("{} after {}", name, settled_after[name]));
+    return fmt::format("stopped after {} pairs: every workload is settled, each by its own pairs ({})",
+                       in.baseline.size(), join(when));
 }
 
 }  // namespace
@@ -79,7 +83,8 @@ pair_outcome run_pairs(const pair_plan& plan, process_runner& runner, const canc
             if (std::isfinite(ps.speedup)) msg += fmt::format(": speedup so far {:.3f}x", ps.speedup);
         }
         progress(static_cast<double>(p + 1), static_cast<double>(pairs), msg);
-        if (!warm && plan.stop_early && stopped.empty() && p + 1 < pairs) stopped = settled(in, plan.rule);
+        if (!warm && plan.stop_early && stopped.empty() && p + 1 < pairs)
+            stopped = settled(in, plan.rule, out.settled_after);
     }
     // A stop on a failed warm-up run leaves no timed run: the comparison needs at least one a
     // side, so the warm-up pair stands in (moved, not copied: each run is judged once).

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,11 @@ struct pair_plan {
 struct pair_outcome {
     compare_input runs;   ///< every run, with run_record::sequence set in launch order
     std::string stopped;  ///< why the loop ended before n pairs ("" when it did not)
+    /// A target with workloads: the timed pairs after which each workload settled (stop-early per
+    /// workload, stats/stopping.h), by name. A settled workload stays settled: its verdict is the
+    /// seed's rule on those pairs, as a verify of that shape alone would have stopped there; the
+    /// loop runs on while another is not settled. Absent: not settled by the last pair.
+    std::map<std::string, std::size_t> settled_after;
 };
 
 /// (pairs done, pairs planned, message) after each pair, and (0, planned, "starting") first.

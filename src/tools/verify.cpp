@@ -162,16 +162,31 @@ void merge_flag(json& flags, json f, const std::string& workload) {
     flags.push_back(std::move(f));
 }
 
+/// A workload's timed runs up to the pair it settled after (pair_outcome::settled_after).
+compare_input first_pairs(const compare_input& part, std::size_t pairs) {
+    compare_input c = part;
+    if (c.baseline.size() > pairs) c.baseline.resize(pairs);
+    if (c.candidate.size() > pairs) c.candidate.resize(pairs);
+    return c;
+}
+
 /// Each workload judged as a target of its own (the seed's rule, its speedup and interval, its
-/// roofline), then summed up (stats/aggregate.h): the result's `workloads` and `aggregate`.
-void judge_workloads(const compare_input& in, const gpu_context& gpu, json& result, json& flags) {
+/// roofline) on the pairs up to where it settled, as a verify of that shape alone would have
+/// stopped; then summed up (stats/aggregate.h): the geometric mean of those speedups, its
+/// interval over every pair (each holds every workload). The result's `workloads` and `aggregate`.
+void judge_workloads(const compare_input& in, const std::map<std::string, std::size_t>& settled_after,
+                     const gpu_context& gpu, json& result, json& flags) {
     json list = json::array();
     std::vector<workload_outcome> outcomes;
-    for (const auto& [name, part] : split_by_workload(in)) {
-        if (part.baseline.empty() || part.candidate.empty()) continue;
+    for (const auto& [name, whole] : split_by_workload(in)) {
+        if (whole.baseline.empty() || whole.candidate.empty()) continue;
+        const auto at = settled_after.find(name);
+        const bool early = at != settled_after.end() && at->second < whole.baseline.size();
+        const compare_input part = early ? first_pairs(whole, at->second) : whole;
         const json cmp = compare_runs(part);
         const json& bl = part.baseline.front().line;
         json w{{"name", name}, {"verdict", cmp["verdict"]}};
+        if (early) w["settled_after_pairs"] = at->second;  // its verdict and figures: those pairs'
         for (const char* k : {"dims", "weight"})
             if (bl.contains(k)) w[k] = bl[k];
         if (cmp["verdict"] != "faster" && cmp["verdict"] != "slower" && cmp["verdict"] != "inconclusive") {
@@ -199,15 +214,17 @@ void judge_workloads(const compare_input& in, const gpu_context& gpu, json& resu
         for (const auto& f : cmp["flags"]) wflags.push_back(f);
         for (auto& f : wflags) merge_flag(flags, f, name);
         list.push_back(std::move(w));
+        // The geometric mean is of the speedups listed; its interval is over every pair (each holds
+        // every workload).
         workload_outcome o{.name = name, .verdict = verdict_kind::inconclusive,
-                           .weight = bl.value("weight", json(1)).is_number() ? bl["weight"].get<double>() : 1.0,
+                           .weight = bl.contains("weight") && bl["weight"].is_number() ? bl["weight"].get<double>() : 1.0,
                            .speedup = cmp.value("speedup", json()).is_number() ? cmp["speedup"].get<double>() : NAN,
                            .baseline_ms = {}, .candidate_ms = {}};
         for (auto v : {verdict_kind::faster, verdict_kind::slower, verdict_kind::inconclusive, verdict_kind::incorrect,
                        verdict_kind::invalid})
             if (cmp["verdict"] == to_string(v)) o.verdict = v;
-        for (const auto& r : part.baseline) o.baseline_ms.push_back(r.ms);
-        for (const auto& r : part.candidate) o.candidate_ms.push_back(r.ms);
+        for (const auto& r : whole.baseline) o.baseline_ms.push_back(r.ms);
+        for (const auto& r : whole.candidate) o.candidate_ms.push_back(r.ms);
         outcomes.push_back(std::move(o));
     }
     const workloads_summary s = summarize_workloads(outcomes);
@@ -413,7 +430,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     if (has_workloads(bline)) {
         // Each shape judged as a target of its own; the verdict and speedup are their summary, the
         // sides' figures above the runs' totals (each workload's ms times its weight, summed).
-        judge_workloads(in, gpu, result, flags);
+        judge_workloads(in, done.settled_after, gpu, result, flags);
         const json& agg = result["aggregate"];
         result["verdict"] = agg["verdict"];
         if (agg["verdict"] == "faster" || agg["verdict"] == "slower" || agg["verdict"] == "mixed" ||
