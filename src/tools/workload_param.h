@@ -7,10 +7,9 @@
 namespace hotkernel {
 
 inline param_spec workload_param() {
-    param_spec p = make_param("workload", param_type::string, "A target with workloads: the shape to profile");
-    p.details = "the name of one of the target's workloads, as bench and verify name them (e.g. 'M=16'); without "
-                "it, HOTKERNEL_WORKLOAD from the environment, else the first. A target with one shape ignores it.";
-    p.max_length = 200;
+    param_spec p = make_param("workload", param_type::string, "Which workload to profile");
+    p.details = "of a target with workloads, by the name bench and verify give it (e.g. 'M=16'); without it, "
+                "HOTKERNEL_WORKLOAD from the environment, else the first. A target with one shape ignores it.";
     return p;
 }
 
