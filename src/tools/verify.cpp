@@ -181,9 +181,13 @@ void judge_workloads(const compare_input& in, const std::map<std::string, std::s
     for (const auto& [name, whole] : split_by_workload(in)) {
         if (whole.baseline.empty() || whole.candidate.empty()) continue;
         const auto at = settled_after.find(name);
-        const bool early = at != settled_after.end() && at->second < whole.baseline.size();
+        const json all_pairs = compare_runs(whole);
+        // Only the timing stops early: a run found incorrect or invalid after the settle point
+        // decides the verdict as it would have in any run.
+        const bool decided_by_checks = all_pairs["verdict"] == "incorrect" || all_pairs["verdict"] == "invalid";
+        const bool early = at != settled_after.end() && at->second < whole.baseline.size() && !decided_by_checks;
         const compare_input part = early ? first_pairs(whole, at->second) : whole;
-        const json cmp = compare_runs(part);
+        const json cmp = early ? compare_runs(part) : all_pairs;
         const json& bl = part.baseline.front().line;
         json w{{"name", name}, {"verdict", cmp["verdict"]}};
         if (early) w["settled_after_pairs"] = at->second;  // its verdict and figures: those pairs'

@@ -209,25 +209,38 @@ def test_a_clear_difference_stops_after_three_pairs_and_keeps_the_seeds_rule(tmp
     assert abs(out["diff_ms"]) > 2 * out["threshold_ms"]  # the seed's rule holds, with room
 
 
+def two_workload_runs(a, b, wrong_at=None):
+    """Per-run lines of a two-workload target (A, B), each run's figures given; at run `wrong_at`
+    A's check fails, and with it the run, as the contract says it."""
+    runs = {}
+    for i in range(len(a)):
+        wa = {"name": "A", "ms": a[i], "ok": True, "status": "ok", "samples_ms": [a[i]], "shapes": [[8]]}
+        if i + 1 == wrong_at:
+            wa.update(ok=False, status="incorrect", reason="check call: 3 elements outside tolerance")
+        wb = {"name": "B", "ms": b[i], "ok": True, "status": "ok", "samples_ms": [b[i]], "shapes": [[16]]}
+        line = {"workloads": [wa, wb]}
+        if i + 1 == wrong_at:
+            line.update(ok=False, status="incorrect", reason="at A: check call: 3 elements outside tolerance")
+        runs[str(i + 1)] = {"line": line}
+    return runs
+
+
+# A is settled (too close to become decisive) after 3 pairs; B stays between 1x and 2.5x the
+# seed's threshold to the last pair, so the verify runs all 10. A then shifts 5% (pairs 4-10).
+ALT = [0.01 * (-1) ** i for i in range(10)]
+A_BASE = [1 + x for x in ALT]
+A_CAND = [A_BASE[i] + (0.001 if i < 3 else 0.05) for i in range(10)]
+B_BASE = [2 + x for x in ALT]
+B_CAND = [x + 0.02 for x in B_BASE]
+
+
 def test_a_workload_settled_early_keeps_its_verdict_while_another_runs_on(tmp_path):
-    # Two workloads, each run's figures scripted. A is settled (too close to become decisive)
-    # after 3 pairs; B stays between 1x and 2.5x the seed's threshold to the last pair, so the
-    # verify runs all 10. A then shifts 5% (pairs 4-10): the seed's rule over all 10 pairs would
-    # call A slower, but a verify of A alone would have stopped at 3, inconclusive, and so does A
-    # here: more workloads must not mean more chances for a false verdict.
-    def runs(a, b):
-        return {str(i + 1): {"line": {"workloads": [
-            {"name": "A", "ms": a[i], "ok": True, "status": "ok", "samples_ms": [a[i]], "shapes": [[8]]},
-            {"name": "B", "ms": b[i], "ok": True, "status": "ok", "samples_ms": [b[i]], "shapes": [[16]]}]}}
-            for i in range(10)}
-    alt = [0.01 * (-1) ** i for i in range(10)]
-    a_base = [1 + x for x in alt]
-    a_cand = [a_base[i] + (0.001 if i < 3 else 0.05) for i in range(10)]
-    b_base = [2 + x for x in alt]
-    b_cand = [x + 0.02 for x in b_base]
+    # The seed's rule over all 10 pairs would call A slower, but a verify of A alone would have
+    # stopped at 3, inconclusive, and so does A here: more workloads must not mean more chances
+    # for a false verdict.
     f = Fake(tmp_path)
-    base = f.script("b.py", mean=3.0, sd=0.01, runs=runs(a_base, b_base))
-    cand = f.script("c.py", mean=3.0, sd=0.01, runs=runs(a_cand, b_cand))
+    base = f.script("b.py", mean=3.0, sd=0.01, runs=two_workload_runs(A_BASE, B_BASE))
+    cand = f.script("c.py", mean=3.0, sd=0.01, runs=two_workload_runs(A_CAND, B_CAND))
     out = verdict_of(f, base, cand, n=10, warmup=0)
     assert out["n"] == 10 and out["stopped_early"] is None
     per = {w["name"]: w for w in out["workloads"]}
@@ -235,6 +248,18 @@ def test_a_workload_settled_early_keeps_its_verdict_while_another_runs_on(tmp_pa
     assert per["A"]["baseline"]["n"] == 3  # its figures are those pairs'
     assert per["B"]["verdict"] == "slower" and "settled_after_pairs" not in per["B"]
     assert out["aggregate"]["verdict"] == "slower" and out["aggregate"]["slower_on"] == ["B"]
+
+
+def test_a_workload_settled_early_is_still_incorrect_when_a_later_run_fails_its_check(tmp_path):
+    # Only the timing stops early: A wrong in the candidate's 6th run is incorrect, settled or not.
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=3.0, sd=0.01, runs=two_workload_runs(A_BASE, B_BASE))
+    cand = f.script("c.py", mean=3.0, sd=0.01, runs=two_workload_runs(A_CAND, B_CAND, wrong_at=6))
+    out = verdict_of(f, base, cand, n=10, warmup=0)
+    assert out["n"] == 6 and "candidate run 6 printed ok=false" in out["stopped_early"]
+    per = {w["name"]: w for w in out["workloads"]}
+    assert per["A"]["verdict"] == "incorrect" and "settled_after_pairs" not in per["A"], per["A"]
+    assert out["verdict"] == "incorrect" and out["aggregate"]["incorrect_on"] == ["A"]
 
 
 def test_a_failing_candidate_stops_at_once_as_incorrect(tmp_path):
