@@ -749,16 +749,15 @@ class TrustedRun:
                 ptrs[p] = j
         return None
 
-    def _unchanged_flags(self, sets):
-        """Per timed input, a device flag (no sync) set where it differs from the harness's copy in
-        `sets`: inputs_intact, read after the samples."""
+    def _copies_digest(self, held, sets):
+        """The digest (as of check_ref's) of a deferred check's copies: the held outputs' snapshots
+        and the harness's copies of the inputs. Taken right after the copies are made and again
+        before they are checked: the candidate's kernels run between the two (its later samples),
+        and copies rewritten meanwhile (to pass a check the replay's own outputs would fail) show."""
         torch = self.torch
-        flags = []
-        for dst, src in zip(self.session.timed_sets, sets):
-            for d, x in zip(dst, src):
-                same_kind = d.shape == x.shape and d.dtype == x.dtype
-                flags.append((d != x).any() if same_kind else torch.ones((), dtype=torch.bool, device=d.device))
-        return flags or [torch.zeros((), dtype=torch.bool, device=self.session.device)]
+        tensors = [t for h in held for t in (self._as_outputs(h) or []) if type(t) is torch.Tensor]
+        tensors += [x for one in sets for x in one if type(x) is torch.Tensor]
+        return self._digest(tensors)
 
     def _same_bits(self, out, good):
         """Whether `out` is, tensor by tensor, plain tensors equal in type, shape, dtype, device and
@@ -990,7 +989,7 @@ class TrustedRun:
         checked_at = set(self.rng.sample(range(n_samples + 1), min(VERIFY_REPLAYS, n_samples + 1)))
         held_bytes = len(idx) * max(self.session.out_bytes, 1)
         defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
-        pending = []  # deferred checked replays: (label, snapshots of the held outputs, the sets, flags)
+        pending = []  # deferred checked replays: (label, snapshots of the held outputs, the sets, intact, digest)
         samples, fails = [], []
         check_s = fresh_s = ramp_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
@@ -1006,7 +1005,8 @@ class TrustedRun:
                 p.replay(graph)
                 p.dev_sync()  # every stream's work done, as for a check at once
                 if defer:  # copied now (the next replay overwrites graph memory), checked after the samples
-                    pending.append((label, [self.snapshot(o) for o in outs], sets, self._unchanged_flags(sets)))
+                    held = [self.snapshot(o) for o in outs]
+                    pending.append((label, held, sets, self.inputs_intact(sets), self._copies_digest(held, sets)))
                 else:
                     bad = self._check_outputs(outs, idx, sets, label)
                     if bad:
@@ -1058,12 +1058,17 @@ class TrustedRun:
             self.sample_clocks.append(self._clock_mhz())
         p.dev_sync()
         c0 = p.perf()
-        for label, held, sets, flags in pending:
+        for label, held, sets, intact, digest in pending:
+            if self._copies_digest(held, sets) != digest:
+                self.tampered = self.tampered or (
+                    "%s: the harness's copies of its outputs and inputs changed while the candidate's later samples "
+                    "ran; something wrote to memory that is not its own" % label)
+                break
             # The same-memory test reads the graph's own outputs: a copy has memory of its own.
             bad = self._check_outputs(held, idx, sets, label, same_memory=outs)
             if bad:
                 fails.append(bad)
-            elif bool(self.torch.stack(flags).any()):
+            elif not intact:
                 fails.append("%s: the function changed its inputs; a kernel must not write to them" % label)
             if fails:
                 break

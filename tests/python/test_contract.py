@@ -351,6 +351,30 @@ print("OK")
 """ % str(ROOT / "python"), gelu)
 
 
+def test_a_deferred_checks_copies_show_when_they_are_rewritten(py, gelu):
+    # A checked graph replay's copies wait for their check while the candidate's later samples
+    # run (runner: DEFERRED_CHECK_BYTES): their digest, taken when they are made, shows a copy of
+    # an output or of an input rewritten meanwhile; a non-tensor output is left to the check.
+    py_snippet(py, """
+import sys
+sys.path.insert(0, %r)
+import torch, hotkernel_contract as hk, hotkernel_runner as runner
+t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"}, "device": "cpu",
+               "dtype": "fp32"})
+run = runner.TrustedRun(hk, torch, t, 1234)
+sets = run.fresh_round()
+held = [run.snapshot(torch.ones(8, 16)), run.snapshot([torch.ones(8, 16), torch.zeros(4)]), 1.0]
+d = run._copies_digest(held, sets)
+assert run._copies_digest(held, sets) == d
+held[1][0][3, 5] = 2.0
+assert run._copies_digest(held, sets) != d
+held[1][0][3, 5] = 1.0
+sets[0][1][2] += 1.0
+assert run._copies_digest(held, sets) != d
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
 def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
     # The trusted runner on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
     # least a quarter) checked, picked after the sample, plus the spot checks. An honest kernel
