@@ -178,6 +178,7 @@ void judge_workloads(const compare_input& in, const std::map<std::string, std::s
                      const gpu_context& gpu, json& result, json& flags) {
     json list = json::array();
     std::vector<workload_outcome> outcomes;
+    bool any_early = false;
     for (const auto& [name, whole] : split_by_workload(in)) {
         if (whole.baseline.empty() || whole.candidate.empty()) continue;
         const auto at = settled_after.find(name);
@@ -187,6 +188,7 @@ void judge_workloads(const compare_input& in, const std::map<std::string, std::s
         const bool decided_by_checks = all_pairs["verdict"] == "incorrect" || all_pairs["verdict"] == "invalid";
         const bool early = at != settled_after.end() && at->second < whole.baseline.size() && !decided_by_checks;
         const compare_input part = early ? first_pairs(whole, at->second) : whole;
+        any_early = any_early || early;
         const json cmp = early ? compare_runs(part) : all_pairs;
         const json& bl = part.baseline.front().line;
         json w{{"name", name}, {"verdict", cmp["verdict"]}};
@@ -215,7 +217,7 @@ void judge_workloads(const compare_input& in, const std::map<std::string, std::s
         json wflags = json::array();
         const json roof = roofline_of(bl, gpu, min_ms_of(cmp["baseline"]), min_ms_of(cmp["candidate"]), wflags, name);
         if (!roof.is_null()) w["roofline"] = roof;
-        for (const auto& f : cmp["flags"]) wflags.push_back(f);
+        for (const auto& f : all_pairs["flags"]) wflags.push_back(f);  // what any of its runs raised
         for (auto& f : wflags) merge_flag(flags, f, name);
         list.push_back(std::move(w));
         // The geometric mean is of the speedups listed; its interval is over every pair (each holds
@@ -244,6 +246,8 @@ void judge_workloads(const compare_input& in, const std::map<std::string, std::s
     agg["geomean_ci95"] = s.ci_valid ? json{{"low", s.ci_low}, {"high", s.ci_high},
                                             {"method", "per pair, the weighted mean log-ratio over the workloads; Student t"}}
                                      : json{{"low", nullptr}, {"high", nullptr}, {"note", s.note}};
+    if (s.ci_valid && any_early)
+        agg["geomean_ci95"]["pairs"] = "every pair; a workload settled early has its speedup from its own pairs";
     result["workloads"] = list;
     result["aggregate"] = agg;
 }

@@ -248,6 +248,7 @@ def test_a_workload_settled_early_keeps_its_verdict_while_another_runs_on(tmp_pa
     assert per["A"]["baseline"]["n"] == 3  # its figures are those pairs'
     assert per["B"]["verdict"] == "slower" and "settled_after_pairs" not in per["B"]
     assert out["aggregate"]["verdict"] == "slower" and out["aggregate"]["slower_on"] == ["B"]
+    assert "own pairs" in out["aggregate"]["geomean_ci95"]["pairs"]  # the interval says what it covers
 
 
 def test_a_workload_settled_early_is_still_incorrect_when_a_later_run_fails_its_check(tmp_path):
