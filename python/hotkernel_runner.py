@@ -1059,7 +1059,7 @@ class TrustedRun:
         p.dev_sync()
         c0 = p.perf()
         for label, held, sets, intact, digest in pending:
-            if self._copies_digest(held, sets) != digest:
+            if not _same_digest(self._copies_digest(held, sets), digest):
                 self.tampered = self.tampered or (
                     "%s: the harness's copies of its outputs and inputs changed while the candidate's later samples "
                     "ran; something wrote to memory that is not its own" % label)
@@ -1480,6 +1480,12 @@ def _close_outputs():
         os.dup2(null, 2)
     except OSError:
         pass
+
+
+def _same_digest(a, b):
+    """Whether two digests (_digest's lists) agree, a NaN sum (an output with a NaN, for the check
+    to report) agreeing with a NaN."""
+    return len(a) == len(b) and all(x == y or (x != x and y != y) for x, y in zip(a, b))
 
 
 def _finite(v):
