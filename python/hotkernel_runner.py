@@ -749,6 +749,19 @@ class TrustedRun:
                 ptrs[p] = j
         return None
 
+    def _replay_failure(self, r, held, idx, sets, intact, outs):
+        """Why checked graph replay r failed (None: it passed): its held outputs (the graph's own,
+        or copies of them) against references from the harness's copies of its inputs, and
+        `intact`, whether its inputs matched those copies right after it. The same-memory test
+        reads the graph's own outputs, `outs`: a copy has memory of its own."""
+        bad = self._check_outputs(held, idx, sets, "graph replay %d on fresh values" % r,
+                                  same_memory=None if held is outs else outs)
+        if bad:
+            return bad
+        if not intact:
+            return "graph replay %d: the function changed its inputs; a kernel must not write to them" % r
+        return None
+
     def _copies_digest(self, held, sets):
         """The digest (as of check_ref's) of a deferred check's copies: the held outputs' snapshots
         and the harness's copies of the inputs. Taken right after the copies are made and again
@@ -989,7 +1002,7 @@ class TrustedRun:
         checked_at = set(self.rng.sample(range(n_samples + 1), min(VERIFY_REPLAYS, n_samples + 1)))
         held_bytes = len(idx) * max(self.session.out_bytes, 1)
         defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
-        pending = []  # deferred checked replays: (label, snapshots of the held outputs, the sets, intact, digest)
+        pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, intact, digest)
         samples, fails = [], []
         check_s = fresh_s = ramp_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
@@ -1000,20 +1013,17 @@ class TrustedRun:
             if i in checked_at and not fails:
                 c0 = p.perf()
                 r = sorted(checked_at).index(i) + 1
-                label = "graph replay %d on fresh values" % r
                 sets = self.fresh_round()
                 p.replay(graph)
                 p.dev_sync()  # every stream's work done, as for a check at once
+                intact = self.inputs_intact(sets)
                 if defer:  # copied now (the next replay overwrites graph memory), checked after the samples
                     held = [self.snapshot(o) for o in outs]
-                    pending.append((label, held, sets, self.inputs_intact(sets), self._copies_digest(held, sets)))
+                    pending.append((r, held, sets, intact, self._copies_digest(held, sets)))
                 else:
-                    bad = self._check_outputs(outs, idx, sets, label)
+                    bad = self._replay_failure(r, outs, idx, sets, intact, outs)
                     if bad:
                         fails.append(bad)
-                    elif not self.inputs_intact(sets):
-                        fails.append("graph replay %d: the function changed its inputs; a kernel must not write to them"
-                                     % r)
                     idle = True  # the GPU waited for the host's check
                 check_s += p.perf() - c0
             if i == n_samples:
@@ -1058,19 +1068,15 @@ class TrustedRun:
             self.sample_clocks.append(self._clock_mhz())
         p.dev_sync()
         c0 = p.perf()
-        for label, held, sets, intact, digest in pending:
+        for r, held, sets, intact, digest in pending:
             if not _same_digest(self._copies_digest(held, sets), digest):
                 self.tampered = self.tampered or (
-                    "%s: the harness's copies of its outputs and inputs changed while the candidate's later samples "
-                    "ran; something wrote to memory that is not its own" % label)
+                    "graph replay %d on fresh values: the harness's copies of its outputs and inputs changed while the "
+                    "candidate's later samples ran; something wrote to memory that is not its own" % r)
                 break
-            # The same-memory test reads the graph's own outputs: a copy has memory of its own.
-            bad = self._check_outputs(held, idx, sets, label, same_memory=outs)
+            bad = self._replay_failure(r, held, idx, sets, intact, outs)
             if bad:
                 fails.append(bad)
-            elif not intact:
-                fails.append("%s: the function changed its inputs; a kernel must not write to them" % label)
-            if fails:
                 break
         del pending
         check_s += p.perf() - c0
