@@ -83,6 +83,11 @@ struct target_plan {
     std::optional<profiled_target> target;
     std::optional<std::string> workload;  ///< the shape profiled, of a target with workloads
     [[nodiscard]] bool ranged() const { return target && target->profile_mode >= 1; }
+    /// What the profiled run's environment needs: the contract's profile mode, and the shape.
+    void set_env(process_spec& spec) const {
+        if (ranged()) spec.env_set[std::string(profile_mode_env)] = "1";
+        if (workload) spec.env_set[std::string(workload_env)] = *workload;
+    }
     [[nodiscard]] json to_json() const {
         if (!target) return nullptr;
         json j{{"script", target->script.string()}, {"contract", target->contract.string()}};
@@ -146,8 +151,7 @@ json run_ncu(const profile_args& args, tool_context& ctx, const std::vector<std:
     spec.argv = argv;
     spec.timeout_s = timeout_s;
     spec.env_set["LC_ALL"] = "C";  // decimal points, not commas, in the numbers
-    if (plan.ranged()) spec.env_set[std::string(profile_mode_env)] = "1";
-    if (plan.workload) spec.env_set[std::string(workload_env)] = *plan.workload;
+    plan.set_env(spec);
     ctx.progress(0, 2, "ncu: profiling " + join_command_line(command));
     ctx.log("profile: " + join_command_line(argv));
     const auto run = ctx.runner->run(spec, ctx.cancel);
@@ -220,12 +224,9 @@ json run_nsys(const profile_args& args, tool_context& ctx, const std::vector<std
     process_spec spec;
     spec.argv = argv;
     spec.timeout_s = timeout_s;
-    if (plan.ranged()) {
-        spec.env_set[std::string(profile_mode_env)] = "1";
-        // nsys matches only registered NVTX strings by default; torch's range_push registers none.
-        spec.env_set["NSYS_NVTX_PROFILER_REGISTER_ONLY"] = "0";
-    }
-    if (plan.workload) spec.env_set[std::string(workload_env)] = *plan.workload;
+    plan.set_env(spec);
+    // nsys matches only registered NVTX strings by default; torch's range_push registers none.
+    if (plan.ranged()) spec.env_set["NSYS_NVTX_PROFILER_REGISTER_ONLY"] = "0";
     ctx.progress(0, 2, "nsys: profiling " + join_command_line(command));
     ctx.log("profile: " + join_command_line(argv));
     const auto run = ctx.runner->run(spec, ctx.cancel);
