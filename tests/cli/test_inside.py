@@ -386,8 +386,10 @@ if os.environ.get("HOTKERNEL_RESULT_FD"):
     os.write(int(os.environ["HOTKERNEL_RESULT_FD"]), b'{"evil": 1}')
 print("junk on stdout {not json", flush=True)
 sys.stdout.write('{"kernels": "fake"}\\n')
-x = torch.randn(64, 128)
-w = torch.randn(128, 32)
+# The gelu's output is 16x the inputs' size, so it ranks among the top ops by time on a loaded
+# machine too (a gelu of 64x32 could rank under randn's and sum's and miss the top five).
+x = torch.randn(256, 32)
+w = torch.randn(32, 1024)
 for _ in range(3):
     y = torch.nn.functional.gelu(x @ w)
 print(float(y.sum()))
@@ -409,7 +411,7 @@ def test_torch_profile_on_cpu(tmp_path, python, label):
     assert "aten::gelu" in names and ("aten::mm" in names or "aten::matmul" in names)
     assert len(r["ops"]) <= 5
     gelu = next(o for o in r["ops"] if o["name"] == "aten::gelu")
-    assert gelu["calls"] == 3 and gelu["input_shapes"][0] == [64, 32] and gelu["cpu_total_us"] > 0
+    assert gelu["calls"] == 3 and gelu["input_shapes"][0] == [256, 1024] and gelu["cpu_total_us"] > 0
     assert all(not o["name"].startswith("Activity Buffer") for o in r["ops"])
     # The script's prints, a fake result line among them, did not corrupt the result.
     assert r["kernels"] == [] and "junk on stdout" in r["script_output_tail"] and "evil" not in r
