@@ -1,7 +1,9 @@
-"""Every bench/ path that README.md, docs/, python/, src/ and tests/ cite exists.
+"""Every bench/ path that README.md, docs/, python/, src/ and tests/ cite exists, and every
+measured run kept under bench/runs/ is cited.
 
 The docs and the contract's comments point at bench/runs/ for the measurements behind a claim
-or a constant; a renamed or dropped run would leave the claim citing nothing."""
+or a constant; a renamed or dropped run would leave the claim citing nothing, and a run nothing
+cites is a log kept for no claim."""
 import glob
 import itertools
 import os
@@ -65,8 +67,36 @@ def missing(root):
     return absent
 
 
+def uncited_runs(root):
+    """The folders under bench/runs/ that no scanned file (nor bench/README.md, the index of the
+    probes that made them) names."""
+    runs = os.path.join(root, "bench", "runs")
+    names = sorted(d for d in os.listdir(runs) if os.path.isdir(os.path.join(runs, d))) if os.path.isdir(runs) else []
+    texts = []
+    for path in itertools.chain(_files(root), [os.path.join(root, "bench", "README.md")]):
+        try:
+            with open(path, encoding="utf-8") as f:
+                texts.append(f.read())
+        except (UnicodeDecodeError, OSError):
+            continue
+    return [n for n in names if not any("runs/" + n in t for t in texts)]
+
+
 def test_every_cited_bench_path_exists():
     assert missing(REPO) == []
+
+
+def test_every_kept_run_is_cited():
+    assert uncited_runs(REPO) == []
+
+
+def test_an_uncited_run_is_reported(tmp_path):
+    for name in ("2026-01-01-h200-cited", "2026-01-01-h200-forgotten"):
+        (tmp_path / "bench" / "runs" / name).mkdir(parents=True)
+    (tmp_path / "docs").mkdir()
+    b = "bench/"  # built here, so this file cites neither folder itself
+    (tmp_path / "docs" / "page.md").write_text(f"Measured: `{b}runs/2026-01-01-h200-cited/`.\n")
+    assert uncited_runs(str(tmp_path)) == ["2026-01-01-h200-forgotten"]
 
 
 def test_the_docs_cite_measured_runs():
