@@ -4,9 +4,13 @@
 #include <iostream>
 
 #include "cli/cli.h"
+#include "process/strays.h"
 #include "util/errors.h"
 
 int main(int argc, char** argv) {
+    // Whatever a run leaves behind (a setsid daemon) is re-parented to us, not to init, so the
+    // stray sweep after each run finds it (process/strays.h).
+    hotkernel::become_subreaper();
     try {
         return hotkernel::run_cli(argc, argv);
     } catch (const std::exception& e) {

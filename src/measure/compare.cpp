@@ -7,6 +7,10 @@
 #include <fmt/format.h>
 
 #include "measure/consistency.h"
+#include "measure/workloads.h"
+#include "registry/lean.h"
+#include "stats/aggregate.h"
+#include "util/strings.h"
 #include "report/findings.h"
 #include "stats/paired.h"
 #include "stats/summary.h"
@@ -17,7 +21,7 @@ namespace {
 
 // The trusted runner found the run invalid and said why (a patched harness, the parent's clock).
 bool found_invalid(const run_record& r) {
-    return r.status == "invalid" && r.line.is_object() && r.line.contains("reason") && r.line["reason"].is_string();
+    return r.status == run_status::invalid && !r.reason.empty();
 }
 
 std::string label(const run_record& r) {
@@ -184,6 +188,146 @@ json compare_runs(const compare_input& in) {
             findings::inconclusive_within_threshold(tv.diff_ms, -100.0 * tv.diff_ms / sb.mean, tv.threshold_ms));
     out["flags"] = flags;
     out["warnings"] = warnings;
+    return out;
+}
+
+void merge_workload_flag(json& flags, json f, const std::string& workload) {
+    for (auto& h : flags)
+        if (h.value("id", "") == f.value("id", "") && h.value("role", "") == f.value("role", "")) {
+            if (!h.contains("workloads")) h["workloads"] = json::array();
+            h["workloads"].push_back(workload);
+            return;
+        }
+    f.erase("workload");
+    f["workloads"] = json::array({workload});
+    flags.push_back(std::move(f));
+}
+
+namespace {
+
+/// A workload's timed runs up to the pair it settled after (pair_outcome::settled_after).
+compare_input first_pairs(const compare_input& part, std::size_t pairs) {
+    compare_input c = part;
+    if (c.baseline.size() > pairs) c.baseline.resize(pairs);
+    if (c.candidate.size() > pairs) c.candidate.resize(pairs);
+    return c;
+}
+
+/// Each workload judged as a target of its own (the seed's rule, its speedup and interval) on the pairs up to where it settled, as a verify of that shape alone would have
+/// stopped; then summed up (stats/aggregate.h): the geometric mean of those speedups, its
+/// interval over every pair (each holds every workload). The result's `workloads` and `aggregate`.
+void judge_workloads(const compare_input& in, const std::map<std::string, std::size_t>& settled_after, json& result,
+                     json& flags) {
+    json list = json::array();
+    std::vector<workload_outcome> outcomes;
+    bool any_early = false;
+    for (const auto& [name, whole] : split_by_workload(in)) {
+        if (whole.baseline.empty() || whole.candidate.empty()) continue;
+        const auto at = settled_after.find(name);
+        const json all_pairs = compare_runs(whole);
+        // Only the timing stops early: a run found incorrect or invalid after the settle point
+        // decides the verdict as it would have in any run.
+        const bool decided_by_checks = all_pairs["verdict"] == "incorrect" || all_pairs["verdict"] == "invalid";
+        const bool early = at != settled_after.end() && at->second < whole.baseline.size() && !decided_by_checks;
+        const compare_input part = early ? first_pairs(whole, at->second) : whole;
+        any_early = any_early || early;
+        const json cmp = early ? compare_runs(part) : all_pairs;
+        const json& bl = part.baseline.front().line;
+        json w{{"name", name}, {"verdict", cmp["verdict"]}};
+        if (early) w["settled_after_pairs"] = at->second;  // its verdict and figures: those pairs'
+        for (const char* k : {"dims", "weight"})
+            if (bl.contains(k)) w[k] = bl[k];
+        if (cmp["verdict"] != "faster" && cmp["verdict"] != "slower" && cmp["verdict"] != "inconclusive") {
+            json reasons = cmp["reasons"];
+            // What the check found, from the first run it failed in (compare_runs names the run).
+            for (const auto* side : {&part.candidate, &part.baseline})
+                for (const auto& r : *side)
+                    if (r.ok == false && !r.reason.empty() && reasons.size() < 4) {
+                        reasons.push_back(fmt::format("{} run {}: {}", r.role, r.index, r.reason.substr(0, 300)));
+                        break;
+                    }
+            w["reasons"] = reasons;
+        }
+        for (const char* k : {"speedup", "speedup_ci95"})
+            if (cmp.contains(k)) w[k] = cmp[k];
+        for (const char* side : {"baseline", "candidate"})
+            w[side] = pick(cmp[side], {"n", "mean_ms", "std_ms", "min_ms", "median_ms"});
+        w["diff_ms"] = cmp["diff_ms"];
+        w["threshold_ms"] = cmp["threshold_ms"];
+        if (bl.contains("shapes")) w["shapes"] = bl["shapes"];
+        if (bl.contains("roofline_inputs")) w["roofline_inputs"] = bl["roofline_inputs"];
+        for (const auto& f : all_pairs["flags"]) merge_workload_flag(flags, f, name);  // what any of its runs raised
+        list.push_back(std::move(w));
+        // The geometric mean is of the speedups listed; its interval is over every pair (each holds
+        // every workload).
+        workload_outcome o{.name = name, .verdict = verdict_kind::inconclusive,
+                           .weight = bl.contains("weight") && bl["weight"].is_number() ? bl["weight"].get<double>() : 1.0,
+                           .speedup = cmp.value("speedup", json()).is_number() ? cmp["speedup"].get<double>() : NAN,
+                           .baseline_ms = {}, .candidate_ms = {}};
+        for (auto v : {verdict_kind::faster, verdict_kind::slower, verdict_kind::inconclusive, verdict_kind::incorrect,
+                       verdict_kind::invalid})
+            if (cmp["verdict"] == to_string(v)) o.verdict = v;
+        for (const auto& r : whole.baseline) o.baseline_ms.push_back(r.ms);
+        for (const auto& r : whole.candidate) o.candidate_ms.push_back(r.ms);
+        outcomes.push_back(std::move(o));
+    }
+    const workloads_summary s = summarize_workloads(outcomes);
+    json agg{{"verdict", s.verdict},
+             {"faster_on", s.faster_on},
+             {"slower_on", s.slower_on},
+             {"inconclusive_on", s.inconclusive_on},
+             {"geomean_speedup", std::isfinite(s.geomean_speedup) ? json(s.geomean_speedup) : json(nullptr)},
+             {"rule", "faster: faster on at least one workload and slower on none; slower: slower on at least one "
+                      "and faster on none; mixed: both; inconclusive: none decisive; incorrect/invalid: any workload"}};
+    if (!s.incorrect_on.empty()) agg["incorrect_on"] = s.incorrect_on;
+    if (!s.invalid_on.empty()) agg["invalid_on"] = s.invalid_on;
+    agg["geomean_ci95"] = s.ci_valid ? json{{"low", s.ci_low}, {"high", s.ci_high},
+                                            {"method", "per pair, the weighted mean log-ratio over the workloads; Student t"}}
+                                     : json{{"low", nullptr}, {"high", nullptr}, {"note", s.note}};
+    if (s.ci_valid && any_early)
+        agg["geomean_ci95"]["pairs"] = "every pair; a workload settled early has its speedup from its own pairs";
+    result["workloads"] = list;
+    result["aggregate"] = agg;
+}
+
+
+}  // namespace
+
+json judge_pairs(const compare_input& in, const std::map<std::string, std::size_t>& settled_after) {
+    json out = compare_runs(in);
+    const bool with_workloads = !in.baseline.empty() && has_workloads(in.baseline.front().line);
+    if (!with_workloads) return out;
+    judge_workloads(in, settled_after, out, out["flags"]);
+    // The summary is the verdict; the sides' figures stay the runs' totals.
+    const json& agg = out["aggregate"];
+    const std::string v = agg["verdict"];
+    out["verdict"] = v;
+    if (v == "faster" || v == "slower" || v == "mixed" || v == "inconclusive") {
+        out["speedup"] = agg["geomean_speedup"];
+        out["speedup_ci95"] = agg["geomean_ci95"];
+        if (v != "inconclusive") {
+            std::vector<std::string> where;
+            for (const auto& w : out["workloads"])
+                if (w["verdict"] != "inconclusive")
+                    where.push_back(fmt::format("{} at {}", w["verdict"].get<std::string>(), w["name"].get<std::string>()));
+            out["reasons"] = json::array({fmt::format("{} over {} workloads: {}", v, out["workloads"].size(), join(where))});
+        } else {
+            out["reasons"] = json::array({"no workload is decisive under the seed's rule"});
+        }
+    } else {
+        out.erase("speedup");
+        out.erase("speedup_ci95");
+        out.erase("paired");
+        if (v == "incorrect" || v == "invalid") {
+            json reasons = json::array();
+            for (const auto& w : out["workloads"])
+                if (w["verdict"] == v && w.contains("reasons"))
+                    for (const auto& r : w["reasons"])
+                        if (reasons.size() < 6)
+                            reasons.push_back(fmt::format("{} at {}: {}", v, w["name"].get<std::string>(), r.get<std::string>()));
+            if (!reasons.empty()) out["reasons"] = reasons;
+        }
+    }
     return out;
 }
 

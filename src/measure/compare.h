@@ -1,8 +1,11 @@
 // The analysis half of verify: from the baseline's and candidate's runs (in pair order) to
 // the verdict, its reasons, the paired speedup with its interval, and the implausibility flags
-// that need no GPU. Pure: no processes, no clock; verify.cpp adds the launching and the
+// that need no GPU; per workload and summed up for a target with several. Pure: no processes, no clock; verify.cpp adds the launching and the
 // measurement record, so this part is unit-testable on hand-made runs.
 #pragma once
+#include <cstddef>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "measure/measure.h"
@@ -27,5 +30,18 @@ std::vector<const run_record*> in_launch_order(const compare_input& in);
 /// flags the contract raised join flags[] with their role; speedup and its interval are
 /// omitted when the verdict is incorrect or invalid. Decided once, here.
 json compare_runs(const compare_input& in);
+
+/// The verdict of a verify, decided once, here. A one-shape target: compare_runs. A target with
+/// workloads (workloads.h): each workload judged by compare_runs on its own runs, up to the pair
+/// it settled after (settled_after; a later run failing its check still counts), then summed up
+/// (stats/aggregate.h): `workloads` (each: name, verdict, reasons, speedup and its interval, the
+/// sides, diff, threshold, dims, weight, shapes, roofline_inputs) and `aggregate`, and the summary
+/// is the result's `verdict`, `reasons`, `speedup` and `speedup_ci95` (the sides' figures stay
+/// the runs' totals). Every workload's flags join `flags` naming their workloads.
+json judge_pairs(const compare_input& in, const std::map<std::string, std::size_t>& settled_after = {});
+
+/// A flag raised for one workload joins `flags` once per id and role, naming the workloads it
+/// was raised for (`workloads`).
+void merge_workload_flag(json& flags, json f, const std::string& workload);
 
 }  // namespace hotkernel

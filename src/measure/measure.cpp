@@ -27,10 +27,32 @@ std::string run_label(const run_request& req) {
     return s;
 }
 
+std::string_view to_string(line_source s) { return s == line_source::channel ? "channel" : "stdout"; }
+
+std::string_view to_string(run_status s) {
+    switch (s) {
+        case run_status::ok: return "ok";
+        case run_status::incorrect: return "incorrect";
+        case run_status::invalid: return "invalid";
+        case run_status::error: return "error";
+        case run_status::unstated: break;
+    }
+    return "";
+}
+
+run_status parse_run_status(const json& status) {
+    if (!status.is_string()) return run_status::unstated;
+    for (auto s : {run_status::ok, run_status::incorrect, run_status::invalid, run_status::error})
+        if (status.get_ref<const std::string&>() == to_string(s)) return s;
+    return run_status::unstated;
+}
+
 json run_record::to_json() const {
     json j{{"role", role},           {"index", index},     {"warmup", warmup}, {"ms", ms},
            {"ok", ok ? json(*ok) : json(nullptr)},         {"wall_s", wall_s}, {"exit_code", exit_code},
-           {"line", line}};
+           {"source", to_string(source)}, {"line", line}};
+    if (status != run_status::unstated) j["status"] = to_string(status);
+    if (!reason.empty()) j["reason"] = reason;
     if (!stderr_tail.empty()) j["stderr_tail"] = stderr_tail;
     if (had_invalid_utf8) j["invalid_utf8"] = true;
     if (result_lines > 1) j["result_lines"] = result_lines;
@@ -90,6 +112,13 @@ void report_run_findings(const std::vector<const run_record*>& runs, double max_
     if (auto w = throttle_warning(clocks)) warnings.push_back(*w);
     if (!clocks.is_null()) result["sample_clocks"] = clocks;
     for (auto& w : stray_warnings(runs)) warnings.push_back(std::move(w));
+    for (const run_record* r : runs)
+        if (r != nullptr && !r->ended_after_result.empty()) {
+            warnings.push_back(findings::runner_exit_after_result(
+                fmt::format("of {}{} run {} {}", r->warmup ? "warm-up " : "", r->role, r->index, r->ended_after_result),
+                "runs[].stderr_tail"));
+            break;
+        }
     if (auto w = lock_wait_warning(runs)) warnings.push_back(*w);
     describe_sandbox(runs, result, warnings);
 }
@@ -130,12 +159,21 @@ run_answer fresh_process_launcher::launch(const run_request& req, process_runner
     spec.env_set["PYTHONUNBUFFERED"] = "1";
     spec.timeout_s = req.timeout_s;
     spec.max_capture_bytes = 4u << 20;
-    run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::stdout_text};
-    a.line_text = a.process.stdout_text;
+    run_answer a{.process = runner.run(spec, cancel), .line = {}, .source = line_source::stdout_text, .voided = {}};
+    a.line = parse_run_line(a.process.stdout_text);
     return a;
 }
 
 std::unique_ptr<run_launcher> make_launcher() { return std::make_unique<fresh_process_launcher>(); }
+
+bool run_failed(const run_answer& answer) {
+    const process_result& res = answer.process;
+    if (res.ok()) return false;
+    // The harness's result stands on its own: it came with the run's nonce, and its exit (a CUDA
+    // context's teardown) comes after it, if a fork server waits for it at all.
+    if (answer.source == line_source::channel) return !answer.line.valid();
+    return !(answer.line.valid() && answer.line.ok == false);
+}
 
 namespace {
 std::string stderr_part(const process_result& res) {
@@ -150,8 +188,6 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     const std::string label = run_label(req);
     const std::string cmd = shell_join(launcher.command(req));
     if (cancel.cancelled()) throw tool_error(fmt::format("{} was cancelled before it started", label));
-    static const bool subreaper = (become_subreaper(), true);  // orphans of a run come to us, not to init
-    (void)subreaper;
     run_answer answer;
     double lock_wait_s = 0;
     std::string lock_note;  ///< why the run went unlocked, if it did
@@ -181,7 +217,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
                                      res.describe(req.timeout_s), words::param("timeout_s"), req.timeout_s,
                                      stderr_part(res)));
 
-    run_line parsed = parse_run_line(answer.line_text);
+    const run_line& parsed = answer.line;
     // What the script itself said went wrong (protocol 3: "reason"; others may print "error").
     std::string said;
     if (parsed.line.is_object())
@@ -191,14 +227,18 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
                 said = fmt::format("; it reported {}: {}", key, v.is_string() ? v.get<std::string>() : dump_line(v));
                 break;
             }
-    const bool failed_check_exit = parsed.valid() && parsed.ok == false;
-    if (!res.ok() && !failed_check_exit)
+    if (run_failed(answer))
         throw tool_error(fmt::format("{} ({}) {}{}; nothing is averaged over a failed run{}", label, cmd,
                                      res.describe(req.timeout_s), said, stderr_part(res)));
     if (!parsed.valid()) {
-        std::string out = trim(tail_text(answer.line_text, 600));
-        std::string msg = fmt::format("{} ({}) {}{}", label, cmd, parsed.message, said);
-        msg += out.empty() ? "; stdout was empty" : "; stdout tail:\n" + out;
+        const bool channel = answer.source == line_source::channel;
+        std::string out = trim(tail_text(res.stdout_text, 600));
+        std::string msg = fmt::format("{} ({}) {}{}", label, cmd,
+                                      channel && parsed.error == run_line_error::no_line
+                                          ? "sent no result over the trusted runner's private channel"
+                                          : parsed.message,
+                                      said);
+        if (!channel) msg += out.empty() ? "; stdout was empty" : "; stdout tail:\n" + out;
         msg += stderr_part(res);
         throw tool_error(msg);
     }
@@ -212,7 +252,8 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     r.warmup = req.warmup;
     r.ms = parsed.ms;
     r.ok = parsed.ok;
-    r.line = std::move(parsed.line);
+    r.line = parsed.line;
+    r.source = answer.source;
     r.wall_s = res.wall_s;
     r.exit_code = res.exit_code;
     r.stderr_tail = trim(tail_text(res.stderr_text, 800));
@@ -221,12 +262,23 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     r.had_invalid_utf8 = parsed.had_invalid_utf8;
     r.result_lines = parsed.candidates;
     if (r.line.is_object()) {
-        if (r.line.contains("status") && r.line["status"].is_string()) r.status = r.line["status"];
+        if (r.line.contains("status")) r.status = parse_run_status(r.line["status"]);
         if (r.line.contains("reason") && r.line["reason"].is_string()) r.reason = r.line["reason"];
         if (r.line.contains("sandbox") && r.line["sandbox"].is_object()) r.sandbox = r.line["sandbox"];
         if (r.line.contains("flags") && r.line["flags"].is_array())
-            for (const auto& f : r.line["flags"])
-                if (f.is_object()) r.contract_flags.push_back(f);
+            for (const auto& f : r.line["flags"]) {
+                if (!f.is_object()) continue;
+                // The runner says what it saw; the catalogue adds what to do about it.
+                const auto g = findings::runner_flag(f.value("id", ""), f.value("message", ""));
+                r.contract_flags.push_back(g ? json(*g) : f);
+            }
+    }
+    if (answer.source == line_source::channel && !res.ok()) r.ended_after_result = res.describe(req.timeout_s);
+    // hotkernel's own findings on the run, folded in once, here: whatever its line says, it is void.
+    if (!answer.voided.empty()) {
+        r.status = run_status::invalid;
+        r.ok = false;
+        r.reason = join(answer.voided, "; ");
     }
     return r;
 }

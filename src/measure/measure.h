@@ -48,11 +48,23 @@ enum class line_source {
     channel,      ///< the trusted harness's private channel, nonce checked (trusted_launcher.h)
 };
 
-/// What a launcher got back from one run.
+std::string_view to_string(line_source s);
+
+/// What a run's line says of it (protocol 3's "status"); `unstated` for a line with none (a plain
+/// bench-contract script) or with a word outside these.
+enum class run_status { unstated, ok, incorrect, invalid, error };
+std::string_view to_string(run_status s);
+run_status parse_run_status(const json& status);
+
+/// What a launcher got back from one run, typed, on its way up: how the process ended, its
+/// result parsed once (where from), and what hotkernel itself found that voids the run whatever
+/// its line says (a script changed between runs, the fork server died during it). run_once folds
+/// those in, once, before anything judges the run.
 struct run_answer {
     process_result process;                    ///< how it ended; its stdout/stderr as captured
-    std::string line_text;                     ///< the text the result line is read from
+    run_line line;                             ///< the result, parsed and checked (or what was wrong)
     line_source source = line_source::stdout_text;
+    std::vector<std::string> voided;           ///< why hotkernel holds the run invalid (empty: it does not)
 };
 
 /// One finished, valid run.
@@ -71,13 +83,15 @@ struct run_record {
     bool had_invalid_utf8 = false;
     int result_lines = 1;           ///< stdout lines that carried "ms" (the last one counts)
     std::vector<std::string> strays;  ///< processes it left running, killed after it (process/strays.h)
+    std::string ended_after_result;   ///< how the harness's process ended, when not cleanly, after its result came
     double lock_wait_s = 0;           ///< waited for another hotkernel run on this GPU [s]
     std::string lock_note;            ///< why the run went without that lock ("" when it had it)
     std::size_t sequence = 0;         ///< 1-based launch order within its bench/verify (0: unknown)
-    /// The contract's own findings, from the line (the trusted harness's, or a vendored
-    /// contract's on stdout): its status ("ok", "incorrect", "invalid", "error"; "" when the
-    /// line has none), its reason, and the flags it raised. compare_runs folds them in.
-    std::string status;
+    line_source source = line_source::stdout_text;  ///< where its line came from
+    /// The run's status and reason: the line's (the trusted harness's, or a vendored contract's
+    /// on stdout), unless hotkernel voided the run (run_answer::voided): then `invalid`, with
+    /// hotkernel's reason. The flags the contract raised. compare_runs folds them in.
+    run_status status = run_status::unstated;
     std::string reason;
     json contract_flags = json::array();
     json sandbox;  ///< the trusted runner's `sandbox` record: what the kernel enforced (null: none reported)
@@ -125,11 +139,16 @@ public:
 std::unique_ptr<run_launcher> make_launcher();
 
 /// Launches one run and checks it. Throws tool_error (naming the run, how it ended, its
-/// stderr tail) when it did not produce a valid result line; a run that exits non-zero is a
-/// failure unless its last line says ok=false (a script may exit 1 after a failed check:
-/// that run is kept as a failed check, not an error).
+/// stderr tail) when it did not produce a valid result line. How the process ended is judged by
+/// one rule (run_failed): a result from the trusted harness's channel stands on its own (the
+/// harness exits after writing it, and a fork server may answer before that exit); a script's
+/// own stdout line from a run that exited non-zero counts only when it says ok=false (a script
+/// may exit 1 after a failed check: that run is kept as a failed check, not an error).
 run_record run_once(const run_request& req, process_runner& runner, const cancel_token& cancel,
                     run_launcher& launcher);
+
+/// The one rule for how a run ended (see run_once): true when the run failed. Pure.
+bool run_failed(const run_answer& answer);
 
 /// Shell-quoted command line, for the record ("python3 'my script.py' --x 1").
 std::string shell_join(const std::vector<std::string>& argv);

@@ -128,16 +128,11 @@ std::vector<std::string> trusted_launcher::command(const run_request& req) const
     return argv;
 }
 
-std::string accept_channel(const std::string& channel_text, const std::string& nonce) {
+json accept_channel(const std::string& channel_text, const std::string& nonce) {
     std::vector<std::string> msgs;
     for (auto& l : split_lines(channel_text))
         if (!trim(l).empty()) msgs.push_back(l);
-    auto invalid = [&](const std::string& why, const json& ms) {
-        json line{{"ms", ms.is_number() ? ms : json(0.0)}, {"ok", false}, {"status", "invalid"}, {"reason", why},
-                  {"trusted", true}};
-        return dump_line(line);
-    };
-    if (msgs.empty()) return "";
+    if (msgs.empty()) return nullptr;
     std::vector<json> good;
     int foreign = 0;
     for (const auto& m : msgs) {
@@ -150,20 +145,16 @@ std::string accept_channel(const std::string& channel_text, const std::string& n
     if (good.size() == 1 && foreign == 0) {
         json j = std::move(good.front());
         j.erase("nonce");
-        return dump_line(j);
+        return j;
     }
     json ms = good.empty() ? json(nullptr) : good.back().value("ms", json(nullptr));
-    return invalid(fmt::format("the private result channel carried {} message(s), {} without this run's nonce: something "
-                               "other than the harness wrote to it; the run is not trusted",
-                               msgs.size(), foreign),
-                   ms);
-}
-
-int harness_exit_code(const std::string& line) {
-    const json j = json::parse(line, nullptr, false);
-    const std::string status =
-        j.is_object() && j.contains("status") && j["status"].is_string() ? j["status"].get<std::string>() : "";
-    return (status == "ok" || status == "incorrect" || status == "invalid") ? 0 : 1;
+    return json{{"ms", ms.is_number() ? ms : json(0.0)},
+                {"ok", false},
+                {"status", "invalid"},
+                {"reason", fmt::format("the private result channel carried {} message(s), {} without this run's nonce: "
+                                       "something other than the harness wrote to it; the run is not trusted",
+                                       msgs.size(), foreign)},
+                {"trusted", true}};
 }
 
 run_answer trusted_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
@@ -203,36 +194,21 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     secret["py_sha256"] = embedded_python_hashes();
     spec.stdin_data = dump_line(secret) + "\n";
     const std::string changed_before = m_watch.check();
-    run_answer a{.process = runner.run(spec, cancel), .line_text = {}, .source = line_source::channel};
+    run_answer a{.process = runner.run(spec, cancel), .line = {}, .source = line_source::channel, .voided = {}};
     const parent_clock_log seen = clock.finish();
     const std::string changed = changed_before.empty() ? m_watch.check() : changed_before;  // during the run too
     process_result& res = a.process;
     // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
     std::string script_out = trim(tail_text(res.stdout_text, 600));
     if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the trusted runner]\n" + script_out + "\n";
-    std::string line = accept_channel(res.channel_text, nonce);
-    if (!line.empty()) {
-        json j = json::parse(line, nullptr, false);
-        if (j.is_object()) {
-            apply_clock_bounds(j, seen);
-            line = dump_line(j);
-        }
+    json line = accept_channel(res.channel_text, nonce);
+    if (line.is_object()) {
+        apply_clock_bounds(line, seen);  // the parent's bound is part of taking the answer
+        a.line = check_run_line(std::move(line));
+    } else {
+        a.line.message = "sent no result over the trusted runner's private channel";
     }
-    if (res.exit_pending) {  // answered while the harness was exiting: its status is its rule
-        res.exit_code = harness_exit_code(line);
-        res.exit_pending = false;
-    }
-    if (line.empty() && res.ok()) res.stderr_text += "\nhotkernel: the trusted runner sent no result over its channel\n";
-    a.line_text = line.empty() ? "" : line + "\n";
-    if (!changed.empty() && !line.empty()) {
-        json j = json::parse(line, nullptr, false);
-        if (j.is_object()) {
-            j["status"] = "invalid";
-            j["ok"] = false;
-            j["reason"] = changed;
-            a.line_text = dump_line(j) + "\n";
-        }
-    }
+    if (!changed.empty()) a.voided.push_back(changed);
     return a;
 }
 

@@ -66,8 +66,9 @@ public:
     [[nodiscard]] std::string name() const override { return "trusted-runner"; }
     [[nodiscard]] std::vector<std::string> command(const run_request& req) const override;
     [[nodiscard]] bool trusted() const override { return true; }
-    /// The answer's line is the channel's (line_source::channel); the process's stdout is kept
-    /// as captured, and its tail is also appended to stderr as diagnostics.
+    /// The answer's line is the channel's (line_source::channel), bounded by the parent's clock
+    /// (parent_clock.h); a script that changed around the run voids it (run_answer::voided). The
+    /// process's stdout is kept as captured, and its tail is also appended to stderr as diagnostics.
     run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
 
 private:
@@ -89,13 +90,8 @@ std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesyste
 void describe_trust(json& result, json& warnings, const run_launcher& launcher,
                     const std::vector<std::filesystem::path>& scripts);
 
-/// The harness's exit status for the result line it sent (hotkernel_runner.py main() exits
-/// so): 0 for a status of ok, incorrect or invalid, else 1. Used when a fork server answered
-/// before the harness had exited (process_result::exit_pending).
-int harness_exit_code(const std::string& line);
-
-/// Checks what came over the channel and returns the result line to use (as text), or an
-/// "invalid" line saying what was wrong. Exposed for tests.
-std::string accept_channel(const std::string& channel_text, const std::string& nonce);
+/// Checks what came over the channel and returns the result line to use, or an "invalid" line
+/// saying what was wrong; null when the channel was empty. Exposed for tests.
+json accept_channel(const std::string& channel_text, const std::string& nonce);
 
 }  // namespace hotkernel

@@ -172,16 +172,10 @@ run_answer warm_launcher::launch(const run_request& req, process_runner& runner,
         m_restarts.push_back(findings::fork_server_restarted(run_label(req), died.back()));
         // Only a run can have killed it, and what that run started may have escaped every sweep
         // with it (re-parented to init): this run's answer is not trusted.
-        json line = json::parse(a.line_text, nullptr, false);
-        if (line.is_object()) {
-            line["status"] = "invalid";
-            line["ok"] = false;
-            line["reason"] = fmt::format("the fork server {} during this run (a process the run started may have "
-                                         "escaped with it); the run was repeated as a fresh process, and its answer is "
-                                         "not trusted",
-                                         died.back());
-            a.line_text = dump_line(line) + "\n";
-        }
+        a.voided.push_back(fmt::format("the fork server {} during this run (a process the run started may have "
+                                       "escaped with it); the run was repeated as a fresh process, and its answer is "
+                                       "not trusted",
+                                       died.back()));
     }
     return a;
 }

@@ -40,7 +40,8 @@ std::vector<run_record> split_by_workload(const run_record& run) {
     int worst = 3;
     for (const auto& w : run.line["workloads"])
         if (w.is_object()) worst = std::min(worst, status_rank(w.value("status", "")));
-    const std::string run_status = run.line.value("status", "");
+    // The run's status, not its line's: hotkernel may have voided the run (run_answer::voided).
+    const std::string run_status(to_string(run.status));
     const bool run_verdict = status_rank(run_status) < worst;
     for (const auto& w : run.line["workloads"]) {
         if (!w.is_object()) continue;
@@ -51,11 +52,11 @@ std::vector<run_record> split_by_workload(const run_record& run) {
         r.line["workload"] = w.value("name", "");
         r.ms = w.contains("ms") && w["ms"].is_number() ? w["ms"].get<double>() : 0;
         r.ok = w.contains("ok") && w["ok"].is_boolean() ? std::optional<bool>(w["ok"].get<bool>()) : std::nullopt;
-        r.status = w.contains("status") && w["status"].is_string() ? w["status"].get<std::string>() : "";
+        r.status = parse_run_status(w.value("status", json()));
         r.reason = w.contains("reason") && w["reason"].is_string() ? w["reason"].get<std::string>() : "";
         if (run_verdict) {
-            r.status = run_status;
-            r.reason = run.line.value("reason", "");
+            r.status = run.status;
+            r.reason = run.reason;
             r.ok = run.ok;
             r.line["status"] = run_status;
             r.line["reason"] = r.reason;

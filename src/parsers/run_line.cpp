@@ -134,7 +134,22 @@ run_line parse_run_line(std::string_view stdout_text) {
                     "{\"ms\": 1.23, \"ok\": true})";
         return r;
     }
-    r.raw = chosen_raw;
+    run_line r2 = check_run_line(std::move(chosen));
+    r2.raw = chosen_raw;
+    r2.candidates = r.candidates;
+    r2.had_invalid_utf8 = r.had_invalid_utf8;
+    return r2;
+}
+
+run_line check_run_line(json chosen) {
+    run_line r;
+    r.candidates = 1;
+    if (!chosen.is_object() || !chosen.contains("ms")) {
+        r.error = run_line_error::no_line;
+        r.message = "sent a result without \"ms\"";
+        if (chosen.is_object()) r.line = std::move(chosen);
+        return r;
+    }
     const json& ms = chosen["ms"];
     auto fail = [&](run_line_error e, std::string msg) {
         r.error = e;

@@ -1,5 +1,6 @@
 // Parses a measured run's stdout (the bench contract) into its result line: the LAST line
-// that parses as a JSON object with an "ms" key. Pure: text in, struct out, never throws.
+// that parses as a JSON object with an "ms" key; or checks a result that came as an object.
+// Pure: text in, struct out, never throws.
 #pragma once
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ struct run_line {
 /// Finds and checks the result line. A line with "ms" whose value is bad is an error even when
 /// an earlier line was good: the script's last word counts, nothing is guessed.
 run_line parse_run_line(std::string_view stdout_text);
+
+/// The same checks on a result that came as one JSON object already (the trusted harness's
+/// channel): "ms" a finite number >= 0, "ok" true/false when present. candidates is 1.
+run_line check_run_line(json line);
 
 /// Replaces every byte sequence that is not valid UTF-8 by U+FFFD; exposed for tests.
 std::string repair_utf8(std::string_view s, bool* changed = nullptr);

@@ -166,8 +166,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
      "run on a GPU machine for kernels"},
     {no_kernel_ran, "no_kernel_ran", W, "CUDA is available but no kernel ran under the profiler",
      "call the code at import time, not only under if __name__ == '__main__'"},
-    {runner_exit_after_result, "runner_exit_after_result", W, "the runner failed after writing its result",
-     "see script_output_tail"},
+    {runner_exit_after_result, "runner_exit_after_result", W,
+     "the runner's process failed after writing its result; the result stands (it came whole, over the runner's "
+     "own channel or output)",
+     "see the run's stderr_tail (bench, verify) or script_output_tail (torch_profile)"},
     {profile_mode_unavailable, "profile_mode_unavailable", W,
      "the contract beside the target script has no profile mode, so the whole run was profiled: the fp32 "
      "reference, the checks and the timing loop too",
@@ -502,6 +504,12 @@ finding slow_first_run(double first_ms, double rest_mean_ms) {
                             first_ms, rest_mean_ms));
 }
 
+std::optional<finding> runner_flag(std::string_view id, std::string_view message) {
+    const finding_info* row = find_finding(id);
+    if (row == nullptr || row->kind != finding_kind::flag) return std::nullopt;
+    return make(row->id, fmt::format("{}; {}", message, row->action));
+}
+
 finding runner_declared_invalid(std::size_t run, std::string_view reason) {
     return make(finding_id::runner_declared_invalid,
                 fmt::format("run {}: the trusted runner declared it invalid: {}", run, reason));
@@ -669,9 +677,9 @@ finding no_kernel_ran() {
                 "time, under if __name__ == '__main__'? Call it at import time");
 }
 
-finding runner_exit_after_result(std::string_view outcome) {
+finding runner_exit_after_result(std::string_view outcome, std::string_view see) {
     return make(finding_id::runner_exit_after_result,
-                fmt::format("the runner {} after writing its result; see script_output_tail", outcome));
+                fmt::format("the runner {} after writing its result, which stands; see {}", outcome, see));
 }
 
 finding profile_mode_unavailable(std::string_view script, std::string_view contract) {

@@ -185,6 +185,9 @@ finding script_check_failed(std::string_view runs);
 finding single_run();
 finding slow_first_run(double first_ms, double rest_mean_ms);
 finding runner_declared_invalid(std::size_t run, std::string_view reason);
+/// A flag the trusted runner raised (python/hotkernel_runner.py `_flag`): its message, then what
+/// the catalogue says to do. nullopt for an id the catalogue has no flag of.
+std::optional<finding> runner_flag(std::string_view id, std::string_view message);
 finding description_changed(std::string_view what);
 finding profile_check_unreported();
 finding profile_check_untrusted();
@@ -220,7 +223,8 @@ finding no_speed_of_light();
 finding kernel_rows_merged(int kernels);
 finding no_gpu_kernels_recorded();
 finding no_kernel_ran();
-finding runner_exit_after_result(std::string_view outcome);
+/// `see`: where the run's output is in the result ("script_output_tail", "runs[].stderr_tail").
+finding runner_exit_after_result(std::string_view outcome, std::string_view see);
 /// `script`: the target script profiled; `contract`: the contract beside it, older than profile mode.
 finding profile_mode_unavailable(std::string_view script, std::string_view contract);
 

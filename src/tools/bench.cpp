@@ -216,10 +216,8 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     for (auto& w : launcher->warnings()) warnings.push_back(std::move(w));
     describe_trust(result, warnings, *launcher, {script});
     for (const auto& r : runs)  // the trusted runner's verdict on a run (patched harness, forged result, ...)
-        if (r.status == "invalid")
-            warnings.push_back(findings::runner_declared_invalid(
-                r.index, r.line.contains("reason") && r.line["reason"].is_string() ? r.reason
-                                                                                   : std::string("no reason given")));
+        if (r.status == run_status::invalid)
+            warnings.push_back(findings::runner_declared_invalid(r.index, r.reason.empty() ? "no reason given" : r.reason));
     if (!launcher->trusted())
         if (auto w = contract_mismatch(first, contract_hash())) warnings.push_back(*w);
     for (const auto& u : unstable_fields(lines, "bench"))

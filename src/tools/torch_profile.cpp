@@ -120,7 +120,7 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
         warnings.push_back(findings::no_gpu_kernels_recorded());
     else if (r.value("kernel_count", 0) == 0)
         warnings.push_back(findings::no_kernel_ran());
-    if (!res.ok()) warnings.push_back(findings::runner_exit_after_result(res.describe(timeout_s)));
+    if (!res.ok()) warnings.push_back(findings::runner_exit_after_result(res.describe(timeout_s), "script_output_tail"));
     out["warnings"] = warnings;
     // The script's own prints went to stderr (stdout is redirected there by the runner).
     out["script_output_tail"] = tail_text(res.stderr_text, 1500);

@@ -19,7 +19,6 @@
 #include "measure/pairs.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
-#include "measure/workloads.h"
 #include "plot/save.h"
 #include "python/interpreter.h"
 #include "registry/lean.h"
@@ -29,7 +28,6 @@
 #include "report/findings.h"
 #include "scale/lease.h"
 #include "scale/spread.h"
-#include "stats/aggregate.h"
 #include "stats/gate.h"
 #include "stats/paired.h"
 #include "stats/stopping.h"
@@ -146,110 +144,6 @@ json roofline_of(const json& line, const gpu_context& g, double baseline_min_ms,
 /// One side's fastest run in a compare_runs side object (NaN when absent).
 double min_ms_of(const json& side) {
     return side.is_object() && side.value("min_ms", json()).is_number() ? side["min_ms"].get<double>() : NAN;
-}
-
-/// A flag raised for one workload joins the result's flags once per id and role, naming the
-/// workloads it was raised for.
-void merge_flag(json& flags, json f, const std::string& workload) {
-    for (auto& h : flags)
-        if (h.value("id", "") == f.value("id", "") && h.value("role", "") == f.value("role", "")) {
-            if (!h.contains("workloads")) h["workloads"] = json::array();
-            h["workloads"].push_back(workload);
-            return;
-        }
-    f.erase("workload");
-    f["workloads"] = json::array({workload});
-    flags.push_back(std::move(f));
-}
-
-/// A workload's timed runs up to the pair it settled after (pair_outcome::settled_after).
-compare_input first_pairs(const compare_input& part, std::size_t pairs) {
-    compare_input c = part;
-    if (c.baseline.size() > pairs) c.baseline.resize(pairs);
-    if (c.candidate.size() > pairs) c.candidate.resize(pairs);
-    return c;
-}
-
-/// Each workload judged as a target of its own (the seed's rule, its speedup and interval, its
-/// roofline) on the pairs up to where it settled, as a verify of that shape alone would have
-/// stopped; then summed up (stats/aggregate.h): the geometric mean of those speedups, its
-/// interval over every pair (each holds every workload). The result's `workloads` and `aggregate`.
-void judge_workloads(const compare_input& in, const std::map<std::string, std::size_t>& settled_after,
-                     const gpu_context& gpu, json& result, json& flags) {
-    json list = json::array();
-    std::vector<workload_outcome> outcomes;
-    bool any_early = false;
-    for (const auto& [name, whole] : split_by_workload(in)) {
-        if (whole.baseline.empty() || whole.candidate.empty()) continue;
-        const auto at = settled_after.find(name);
-        const json all_pairs = compare_runs(whole);
-        // Only the timing stops early: a run found incorrect or invalid after the settle point
-        // decides the verdict as it would have in any run.
-        const bool decided_by_checks = all_pairs["verdict"] == "incorrect" || all_pairs["verdict"] == "invalid";
-        const bool early = at != settled_after.end() && at->second < whole.baseline.size() && !decided_by_checks;
-        const compare_input part = early ? first_pairs(whole, at->second) : whole;
-        any_early = any_early || early;
-        const json cmp = early ? compare_runs(part) : all_pairs;
-        const json& bl = part.baseline.front().line;
-        json w{{"name", name}, {"verdict", cmp["verdict"]}};
-        if (early) w["settled_after_pairs"] = at->second;  // its verdict and figures: those pairs'
-        for (const char* k : {"dims", "weight"})
-            if (bl.contains(k)) w[k] = bl[k];
-        if (cmp["verdict"] != "faster" && cmp["verdict"] != "slower" && cmp["verdict"] != "inconclusive") {
-            json reasons = cmp["reasons"];
-            // What the check found, from the first run it failed in (compare_runs names the run).
-            for (const auto* side : {&part.candidate, &part.baseline})
-                for (const auto& r : *side)
-                    if (r.ok == false && !r.reason.empty() && reasons.size() < 4) {
-                        reasons.push_back(fmt::format("{} run {}: {}", r.role, r.index, r.reason.substr(0, 300)));
-                        break;
-                    }
-            w["reasons"] = reasons;
-        }
-        for (const char* k : {"speedup", "speedup_ci95"})
-            if (cmp.contains(k)) w[k] = cmp[k];
-        for (const char* side : {"baseline", "candidate"})
-            w[side] = pick(cmp[side], {"n", "mean_ms", "std_ms", "min_ms", "median_ms"});
-        w["diff_ms"] = cmp["diff_ms"];
-        w["threshold_ms"] = cmp["threshold_ms"];
-        if (bl.contains("shapes")) w["shapes"] = bl["shapes"];
-        if (bl.contains("roofline_inputs")) w["roofline_inputs"] = bl["roofline_inputs"];
-        json wflags = json::array();
-        const json roof = roofline_of(bl, gpu, min_ms_of(cmp["baseline"]), min_ms_of(cmp["candidate"]), wflags, name);
-        if (!roof.is_null()) w["roofline"] = roof;
-        for (const auto& f : all_pairs["flags"]) wflags.push_back(f);  // what any of its runs raised
-        for (auto& f : wflags) merge_flag(flags, f, name);
-        list.push_back(std::move(w));
-        // The geometric mean is of the speedups listed; its interval is over every pair (each holds
-        // every workload).
-        workload_outcome o{.name = name, .verdict = verdict_kind::inconclusive,
-                           .weight = bl.contains("weight") && bl["weight"].is_number() ? bl["weight"].get<double>() : 1.0,
-                           .speedup = cmp.value("speedup", json()).is_number() ? cmp["speedup"].get<double>() : NAN,
-                           .baseline_ms = {}, .candidate_ms = {}};
-        for (auto v : {verdict_kind::faster, verdict_kind::slower, verdict_kind::inconclusive, verdict_kind::incorrect,
-                       verdict_kind::invalid})
-            if (cmp["verdict"] == to_string(v)) o.verdict = v;
-        for (const auto& r : whole.baseline) o.baseline_ms.push_back(r.ms);
-        for (const auto& r : whole.candidate) o.candidate_ms.push_back(r.ms);
-        outcomes.push_back(std::move(o));
-    }
-    const workloads_summary s = summarize_workloads(outcomes);
-    json agg{{"verdict", s.verdict},
-             {"faster_on", s.faster_on},
-             {"slower_on", s.slower_on},
-             {"inconclusive_on", s.inconclusive_on},
-             {"geomean_speedup", std::isfinite(s.geomean_speedup) ? json(s.geomean_speedup) : json(nullptr)},
-             {"rule", "faster: faster on at least one workload and slower on none; slower: slower on at least one "
-                      "and faster on none; mixed: both; inconclusive: none decisive; incorrect/invalid: any workload"}};
-    if (!s.incorrect_on.empty()) agg["incorrect_on"] = s.incorrect_on;
-    if (!s.invalid_on.empty()) agg["invalid_on"] = s.invalid_on;
-    agg["geomean_ci95"] = s.ci_valid ? json{{"low", s.ci_low}, {"high", s.ci_high},
-                                            {"method", "per pair, the weighted mean log-ratio over the workloads; Student t"}}
-                                     : json{{"low", nullptr}, {"high", nullptr}, {"note", s.note}};
-    if (s.ci_valid && any_early)
-        agg["geomean_ci95"]["pairs"] = "every pair; a workload settled early has its speedup from its own pairs";
-    result["workloads"] = list;
-    result["aggregate"] = agg;
 }
 
 /// The spread between processes of the same code on this card (calibrate's process_spread_pct),
@@ -394,7 +288,8 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     json clocks_after = clock_state(ctx, gpu);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    json cmp = compare_runs(in);
+    // The verdict, decided once (measure/compare.h): the seed's rule, or each workload's and their summary.
+    const json cmp = judge_pairs(in, done.settled_after);
     const json& bline = in.baseline.front().line;
     const json& cline = in.candidate.front().line;
 
@@ -435,38 +330,19 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
         gpu.note = "the scripts ran on the CPU (device: " + line_field(bline, "device").dump() + ")";
         gpu.gpu.reset();
     }
-    if (has_workloads(bline)) {
+    if (cmp.contains("workloads")) {
         // Each shape judged as a target of its own; the verdict and speedup are their summary, the
         // sides' figures above the runs' totals (each workload's ms times its weight, summed).
-        judge_workloads(in, done.settled_after, gpu, result, flags);
-        const json& agg = result["aggregate"];
-        result["verdict"] = agg["verdict"];
-        if (agg["verdict"] == "faster" || agg["verdict"] == "slower" || agg["verdict"] == "mixed" ||
-            agg["verdict"] == "inconclusive") {
-            result["speedup"] = agg["geomean_speedup"];
-            result["speedup_ci95"] = agg["geomean_ci95"];
-            if (agg["verdict"] != "inconclusive") {
-                json where = json::array();
-                for (const auto& w : result["workloads"])
-                    if (w["verdict"] != "inconclusive")
-                        where.push_back(fmt::format("{} at {}", w["verdict"].get<std::string>(), w["name"].get<std::string>()));
-                result["reasons"] = json::array({fmt::format("{} over {} workloads: {}", agg["verdict"].get<std::string>(),
-                                                             result["workloads"].size(), join(where.get<std::vector<std::string>>()))});
-            } else {
-                result["reasons"] = json::array({"no workload is decisive under the seed's rule"});
-            }
-        }
-        if (agg["verdict"] == "incorrect" || agg["verdict"] == "invalid") {
-            json reasons = json::array();
-            for (const auto& w : result["workloads"])
-                if (w["verdict"] == agg["verdict"] && w.contains("reasons"))
-                    for (const auto& r : w["reasons"])
-                        if (reasons.size() < 6) reasons.push_back(fmt::format("{} at {}: {}", agg["verdict"].get<std::string>(),
-                                                                        w["name"].get<std::string>(), r.get<std::string>()));
-            if (!reasons.empty()) result["reasons"] = reasons;
+        result["workloads"] = cmp["workloads"];
+        result["aggregate"] = cmp["aggregate"];
+        for (auto& w : result["workloads"]) {
+            const std::string name = w["name"];
+            json wflags = json::array();
+            const json roof = roofline_of(w, gpu, min_ms_of(w["baseline"]), min_ms_of(w["candidate"]), wflags, name);
+            if (!roof.is_null()) w["roofline"] = roof;
+            for (auto& f : wflags) merge_workload_flag(flags, std::move(f), name);
         }
         result["total_is"] = "baseline and candidate: the workloads' ms a run, each times its weight, summed";
-        if (bline.contains("roofline_inputs")) result.erase("roofline_inputs");
     } else {
         const double c_min = min_ms_of(result["candidate"]);
         const json roof = roofline_of(bline, gpu, min_ms_of(result["baseline"]), c_min, flags);

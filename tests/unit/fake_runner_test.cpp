@@ -105,6 +105,43 @@ TEST(fake_runner, answers_a_trusted_run_over_the_channel_with_the_nonce_as_the_h
     fs::remove_all(dir);
 }
 
+TEST(fake_runner, a_harness_result_stands_when_its_process_fails_after_it_and_a_result_never_sent_is_an_error) {
+    const fs::path dir = make_temp_dir("hk-fake-");
+    const fs::path script = dir / "k_candidate.py";
+    write_file_atomic(script, "TARGET = {}\nimport hotkernel_contract\n");
+    fake_runner f(json{{"scripts",
+                        {{"k_candidate.py",
+                          {{"ms", 2.0},
+                           {"line", {{"ok", true}, {"status", "ok"}, {"flags", json::array({json{
+                               {"id", "work_outside_timed_region"}, {"message", "a call takes 9 ms"}}})}}},
+                           {"runs", {{"1", {{"exit_code", 3}}},
+                                     {"2", {{"exit_code", 1}, {"channel", false}, {"stderr", "Traceback: boom"}}}}}}}}}});
+    trusted_launcher t;
+    run_request req{.script = script, .role = "candidate", .index = 1, .total = 2, .python = "python3", .timeout_s = 5};
+    const run_record first = run_once(req, f, cancel_token{}, t);
+    EXPECT_DOUBLE_EQ(first.ms, 2.0);
+    EXPECT_EQ(first.source, line_source::channel);
+    EXPECT_EQ(first.ended_after_result, "exited with status 3");
+    json result = json::object(), warnings = json::array();
+    report_run_findings({&first}, NAN, result, warnings);
+    ASSERT_FALSE(warnings.empty());
+    EXPECT_EQ(warnings[0]["id"], "runner_exit_after_result");
+    // The runner's flag comes with what the catalogue says to do.
+    ASSERT_EQ(first.contract_flags.size(), 1u);
+    EXPECT_EQ(first.contract_flags[0]["id"], "work_outside_timed_region");
+    EXPECT_NE(first.contract_flags[0]["message"].get<std::string>().find("a call takes 9 ms; keep all work on the"),
+              std::string::npos) << first.contract_flags[0];
+    req.index = 2;
+    try {
+        (void)run_once(req, f, cancel_token{}, t);
+        FAIL() << "no error";
+    } catch (const tool_error& e) {
+        EXPECT_NE(std::string(e.what()).find("exited with status 1"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("Traceback: boom"), std::string::npos) << e.what();
+    }
+    fs::remove_all(dir);
+}
+
 TEST(fake_runner, a_script_that_is_not_json_is_a_clear_error) {
     const fs::path dir = make_temp_dir("hk-fake-");
     write_file_atomic(dir / "s.json", "{not json");

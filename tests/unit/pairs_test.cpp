@@ -40,7 +40,7 @@ run_record rec(const std::string& role, std::size_t index, double ms, std::size_
     r.wall_s = 1.0;
     r.sequence = seq;
     r.line = json{{"ms", ms}, {"ok", true}, {"seed", 0}};
-    r.status = "ok";
+    r.status = run_status::ok;
     return r;
 }
 
@@ -103,7 +103,7 @@ TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_
     }
     run_record& bad = in.candidate[1];
     bad.ok = false;
-    bad.status = "invalid";
+    bad.status = run_status::invalid;
     bad.reason = "the harness was patched";
     bad.line["ok"] = false;
     bad.line["status"] = "invalid";

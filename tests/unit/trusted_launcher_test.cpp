@@ -12,16 +12,15 @@ using namespace hotkernel;
 namespace fs = std::filesystem;
 
 TEST(TrustedChannel, AcceptsExactlyOneMessageWithTheNonceAndStripsIt) {
-    std::string line = accept_channel("{\"ms\": 1.5, \"ok\": true, \"nonce\": \"abc\"}\n", "abc");
-    json j = json::parse(line);
+    json j = accept_channel("{\"ms\": 1.5, \"ok\": true, \"nonce\": \"abc\"}\n", "abc");
     EXPECT_EQ(j["ms"], 1.5);
     EXPECT_FALSE(j.contains("nonce"));
 }
 
-TEST(TrustedChannel, EmptyChannelGivesNoLine) { EXPECT_EQ(accept_channel("", "abc"), ""); }
+TEST(TrustedChannel, EmptyChannelGivesNoLine) { EXPECT_TRUE(accept_channel("", "abc").is_null()); }
 
 TEST(TrustedChannel, WrongNonceIsInvalid) {
-    json j = json::parse(accept_channel("{\"ms\": 0.001, \"ok\": true, \"nonce\": \"guess\"}\n", "abc"));
+    json j = accept_channel("{\"ms\": 0.001, \"ok\": true, \"nonce\": \"guess\"}\n", "abc");
     EXPECT_EQ(j["status"], "invalid");
     EXPECT_EQ(j["ok"], false);
 }
@@ -29,13 +28,13 @@ TEST(TrustedChannel, WrongNonceIsInvalid) {
 TEST(TrustedChannel, ASecondMessageEvenWithTheNonceIsInvalid) {
     // A forged line plus the harness's own: something else wrote to the channel.
     std::string two = "{\"ms\": 0.001, \"ok\": true, \"nonce\": \"abc\"}\n{\"ms\": 2.0, \"ok\": true, \"nonce\": \"abc\"}\n";
-    json j = json::parse(accept_channel(two, "abc"));
+    json j = accept_channel(two, "abc");
     EXPECT_EQ(j["status"], "invalid");
     EXPECT_NE(j["reason"].get<std::string>().find("2 message"), std::string::npos);
 }
 
 TEST(TrustedChannel, GarbageIsInvalidNotACrash) {
-    json j = json::parse(accept_channel(std::string("\xff\xfe{not json\n", 12), "abc"));
+    json j = accept_channel(std::string("\xff\xfe{not json\n", 12), "abc");
     EXPECT_EQ(j["status"], "invalid");
 }
 
@@ -76,14 +75,21 @@ TEST(VendoredContract, PlainScriptIsNotAProtocol3Target) {
     fs::remove_all(dir);
 }
 
-TEST(HarnessExit, ZeroForAResultOneOtherwiseAsTheHarnessExits) {
-    EXPECT_EQ(harness_exit_code(R"({"status": "ok", "ms": 1})"), 0);
-    EXPECT_EQ(harness_exit_code(R"({"status": "incorrect"})"), 0);
-    EXPECT_EQ(harness_exit_code(R"({"status": "invalid"})"), 0);
-    EXPECT_EQ(harness_exit_code(R"({"status": "error"})"), 1);
-    EXPECT_EQ(harness_exit_code(""), 1);
-    EXPECT_EQ(harness_exit_code("{not json"), 1);
-    // The harness's own rule (hotkernel_runner.py main) names the same three statuses.
-    EXPECT_NE(embedded_python("hotkernel_runner.py").find(R"(EXIT_ZERO_STATUSES = ("ok", "incorrect", "invalid"))"),
-              std::string::npos);
+TEST(RunEnd, AChannelResultStandsOnItsOwnAStdoutLineOnlyWhenItSaysOkFalse) {
+    // One rule for how a run ended (measure.h run_failed).
+    run_answer a;
+    a.process.exit_code = 1;
+    a.source = line_source::channel;
+    a.line = check_run_line(json{{"ms", 1.0}, {"ok", true}, {"status", "ok"}});
+    EXPECT_FALSE(run_failed(a));  // the harness's line came; how its exit went says nothing more
+    a.line = run_line{};
+    EXPECT_TRUE(run_failed(a));   // no line from the harness, and it exited 1
+    a.process.exit_code = 0;
+    EXPECT_FALSE(run_failed(a));  // exited 0 with no line: not a failed exit (a missing result, said apart)
+    a.source = line_source::stdout_text;
+    a.process.exit_code = 1;
+    a.line = parse_run_line("{\"ms\": 1.0, \"ok\": true}\n");
+    EXPECT_TRUE(run_failed(a));   // a script that claims ok and exits 1 failed
+    a.line = parse_run_line("{\"ms\": 1.0, \"ok\": false}\n");
+    EXPECT_FALSE(run_failed(a));  // a failed check may exit 1: kept as a failed check
 }

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "measure/compare.h"
 #include "measure/parent_clock.h"
 #include "measure/workloads.h"
 #include "scaffold/target_spec.h"
@@ -29,7 +30,7 @@ run_record run_of(std::vector<json> ws, const char* status = "ok") {
     r.line = json{{"protocol", 3}, {"status", status}, {"ok", std::string(status) == "ok"}, {"seed", 0}, {"ms", 3.0}};
     r.line["workloads"] = ws;
     r.ms = 3.0;
-    r.status = status;
+    r.status = parse_run_status(status);
     return r;
 }
 
@@ -41,11 +42,11 @@ TEST(workloads, a_run_splits_into_one_record_per_shape_with_its_own_figures) {
     ASSERT_EQ(parts.size(), 2u);
     EXPECT_EQ(parts[0].line.value("workload", ""), "M=1");
     EXPECT_EQ(parts[0].ms, 1.0);
-    EXPECT_EQ(parts[0].status, "ok");
+    EXPECT_EQ(parts[0].status, run_status::ok);
     EXPECT_EQ(parts[0].ok, true);
     EXPECT_EQ(parts[0].line["seed"], 0);  // the run's own fields come along
     EXPECT_FALSE(parts[0].line.contains("workloads"));
-    EXPECT_EQ(parts[1].status, "incorrect");  // the run's status is its workloads': not spread to M=1
+    EXPECT_EQ(parts[1].status, run_status::incorrect);  // the run's status is its workloads': not spread to M=1
     EXPECT_EQ(parts[1].ok, false);
     EXPECT_EQ(parts[1].reason, "check call: wrong at M=16");
 }
@@ -53,9 +54,24 @@ TEST(workloads, a_run_splits_into_one_record_per_shape_with_its_own_figures) {
 TEST(workloads, a_verdict_on_the_whole_run_holds_for_every_workload) {
     run_record r = run_of({workload("M=1", 1.0), workload("M=16", 2.0)}, "invalid");
     r.line["reason"] = "the candidate's TARGET differs from the baseline's";
+    r.reason = r.line["reason"];  // as run_once reads it
     for (const auto& p : split_by_workload(r)) {
-        EXPECT_EQ(p.status, "invalid");
+        EXPECT_EQ(p.status, run_status::invalid);
         EXPECT_EQ(p.reason, "the candidate's TARGET differs from the baseline's");
+    }
+}
+
+TEST(workloads, a_run_hotkernel_voided_is_invalid_at_every_workload_whatever_its_line_says) {
+    // run_once folds run_answer::voided into the record, not the line: the split reads the record.
+    run_record r = run_of({workload("M=1", 1.0), workload("M=16", 2.0)}, "ok");
+    r.status = run_status::invalid;
+    r.ok = false;
+    r.reason = "a script changed between runs of this bench/verify";
+    for (const auto& p : split_by_workload(r)) {
+        EXPECT_EQ(p.status, run_status::invalid);
+        EXPECT_EQ(p.ok, false);
+        EXPECT_EQ(p.reason, r.reason);
+        EXPECT_EQ(p.line["status"], "invalid");
     }
 }
 
@@ -170,4 +186,58 @@ TEST(dims, a_workload_list_binds_the_same_dims_each_time) {
     EXPECT_THROW(parse_workload_list(" ; "), tool_error);
     EXPECT_EQ(check_dims_shape("M x 4096", {"M", "K"}, "shape"), "Mx4096");
     EXPECT_THROW(check_dims_shape("MxN", {"M", "K"}, "shape"), tool_error);
+}
+
+namespace {
+
+/// A verify's runs over two workloads: pair i's baseline at M=1 and M=16 takes b1 and b16 (+ jitter),
+/// its candidate c1 and c16.
+compare_input two_workload_pairs(double b1, double c1, double b16, double c16, const char* c16_status = "ok") {
+    compare_input in;
+    for (std::size_t i = 1; i <= 4; ++i) {
+        const double j = 0.001 * static_cast<double>(i % 3);
+        run_record b = run_of({workload("M=1", b1 + j), workload("M=16", b16 + j)});
+        b.role = "baseline";
+        b.index = i;
+        run_record c = run_of({workload("M=1", c1 + j), workload("M=16", c16 + j, c16_status)},
+                              std::string(c16_status) == "ok" ? "ok" : c16_status);
+        c.index = i;
+        c.ok = std::string(c16_status) == "ok";
+        if (std::string(c16_status) != "ok") c.reason = "workload M=16: check call: wrong at M=16";
+        in.baseline.push_back(b);
+        in.candidate.push_back(c);
+    }
+    return in;
+}
+
+}  // namespace
+
+TEST(judge_pairs, faster_at_one_shape_and_slower_at_another_is_mixed_naming_both) {
+    const json out = judge_pairs(two_workload_pairs(1.0, 0.5, 2.0, 3.0));
+    EXPECT_EQ(out["verdict"], "mixed");
+    ASSERT_EQ(out["workloads"].size(), 2u);
+    EXPECT_EQ(out["workloads"][0]["verdict"], "faster");
+    EXPECT_EQ(out["workloads"][1]["verdict"], "slower");
+    EXPECT_EQ(out["aggregate"]["slower_on"], json::array({"M=16"}));
+    EXPECT_NE(out["reasons"][0].get<std::string>().find("faster at M=1, slower at M=16"), std::string::npos)
+        << out["reasons"];
+    EXPECT_TRUE(out["speedup"].is_number());  // the geometric mean, beside the verdict that names the loss
+}
+
+TEST(judge_pairs, wrong_at_one_shape_only_is_incorrect_naming_it_with_no_speedup) {
+    const json out = judge_pairs(two_workload_pairs(1.0, 0.5, 2.0, 1.0, "incorrect"));
+    EXPECT_EQ(out["verdict"], "incorrect");
+    EXPECT_EQ(out["aggregate"]["incorrect_on"], json::array({"M=16"}));
+    EXPECT_EQ(out["workloads"][0]["verdict"], "faster");
+    EXPECT_FALSE(out.contains("speedup"));
+    EXPECT_NE(out["reasons"][0].get<std::string>().find("incorrect at M=16"), std::string::npos) << out["reasons"];
+}
+
+TEST(judge_pairs, a_workload_settled_early_is_judged_on_its_pairs_up_to_there) {
+    std::map<std::string, std::size_t> settled{{"M=1", 3}};
+    const json out = judge_pairs(two_workload_pairs(1.0, 0.5, 2.0, 1.0), settled);
+    EXPECT_EQ(out["verdict"], "faster");
+    EXPECT_EQ(out["workloads"][0]["settled_after_pairs"], 3);
+    EXPECT_EQ(out["workloads"][0]["baseline"]["n"], 3);
+    EXPECT_EQ(out["workloads"][1]["baseline"]["n"], 4);
 }
