@@ -17,7 +17,7 @@
 # it, killed after the run and reported in the answer's "strays".
 # Why a fork and not a thread or exec: a forked child gets its own CUDA context and caching
 # allocator (CUDA is first touched in the child), the same isolation as a new process, and
-# skips the ~4 s of importing torch (fixtures/h200/fork-probe.txt: 0.4 s vs 4.5 s).
+# skips the ~4 s of importing torch (tests/fixtures/h200/fork-probe.txt: 0.4 s vs 4.5 s).
 # Forking is refused when it is unsafe: CUDA already initialised in this process (a forked
 # CUDA context is unusable), or Python threads running (their locks would be copied held).
 import sys
