@@ -53,6 +53,17 @@ _EXPECTED = {}
 _PR_SET_CHILD_SUBREAPER = 36
 
 
+# The answers besides "done" (built in _serve_one) and "ready" (_ready_line), each in one place;
+# the schema is src/process/fork_protocol.h's.
+def _refused(run_id, reason):
+    return {"event": "refused", "id": run_id, "reason": reason}
+
+
+def _pong():
+    reason = unforkable_reason()
+    return {"event": "pong", "forkable": reason is None, "reason": reason}
+
+
 def _send(obj):
     data = (json.dumps(obj, separators=(",", ":")) + "\n").encode()
     off = 0
@@ -553,10 +564,10 @@ def _serve_one(req, requests):
     _reap_exiting()
     reason = unforkable_reason()
     if reason:
-        return {"event": "refused", "id": req.get("id"), "reason": reason}
+        return _refused(req.get("id"), reason)
     script = req.get("script")
     if not script:
-        return {"event": "refused", "id": req.get("id"), "reason": "the request names no script"}
+        return _refused(req.get("id"), "the request names no script")
     limit = int(req.get("max_capture_bytes") or (4 << 20))
     timeout_s = float(req.get("timeout_s") or 0)
     grace_s = float(req.get("kill_grace_s") if req.get("kill_grace_s") is not None else 2.0)
@@ -815,20 +826,20 @@ def _serve(requests):
         try:
             req = json.loads(line)
         except ValueError as ex:
-            _send({"event": "refused", "id": None, "reason": "bad request line: %s" % ex})
+            _send(_refused(None, "bad request line: %s" % ex))
             continue
         op = req.get("op")
         if op == "quit":
             return True
         if op == "ping":
-            _send({"event": "pong", "forkable": unforkable_reason() is None, "reason": unforkable_reason()})
+            _send(_pong())
             continue
         if op == "cancel":  # for a run answered already
             continue
         try:
             ans = _serve_one(req, requests)
         except Exception as ex:
-            ans = {"event": "refused", "id": req.get("id"), "reason": "the fork server failed: %r" % (ex,)}
+            ans = _refused(req.get("id"), "the fork server failed: %r" % (ex,))
         if ans is None:  # the client went away during the run
             return False
         _send(ans)

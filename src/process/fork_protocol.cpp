@@ -46,6 +46,23 @@ process_result decode_fork_done(const json& ans, double elapsed_s) {
 
 json encode_fork_cancel(std::size_t id) { return json{{"op", "cancel"}, {"id", id}}; }
 
+fork_answer decode_fork_answer(std::string_view text) {
+    fork_answer a;
+    json j = json::parse(text, nullptr, false);
+    if (!j.is_object() || !j.contains("event") || !j["event"].is_string()) return a;
+    const std::string ev = j["event"];
+    if (ev == "ready") a.what = fork_answer::kind::ready;
+    else if (ev == "done") a.what = fork_answer::kind::done;
+    else if (ev == "refused") a.what = fork_answer::kind::refused;
+    else if (ev == "pong") a.what = fork_answer::kind::pong;
+    else a.what = fork_answer::kind::other;
+    if (j.contains("id") && j["id"].is_number_unsigned()) a.id = j["id"].get<std::size_t>();
+    a.forkable = j.value("forkable", false) == true;
+    if (j.contains("reason") && j["reason"].is_string()) a.reason = j["reason"];
+    a.line = std::move(j);
+    return a;
+}
+
 namespace {
 constexpr char b64_chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 }

@@ -1,6 +1,8 @@
 // The fork server's wire protocol, written down once. The C++ half is this codec; the Python
 // half is python/hotkernel_forkserver.py, whose header points here. Both are tested against
-// one recorded transcript (tests/fixtures/fork_protocol/transcript.jsonl).
+// one recorded transcript (tests/fixtures/fork_protocol/transcript.jsonl: a run and its answer,
+// a ready line, a bad request line refused, a ping). The client reads every line through
+// decode_fork_answer; the server builds each kind of answer in one function.
 //
 // One JSON object per line, each way.
 //   server -> hotkernel (its private result channel, or the kept server's socket):
@@ -21,12 +23,14 @@
 //     {"op": "cancel", "id"} while run `id` is in flight: its group is killed as at a timeout
 //     (SIGTERM, SIGKILL after kill_grace_s) and its "done" says "cancelled"; the server stays
 //     for the next run (one for a run answered already is ignored);
-//     {"op": "ping"} / {"op": "quit"}.
+//     {"op": "ping"} / {"op": "quit"} (by hand and in tests; hotkernel ends a server by closing
+//     its connection or its group).
 // Bytes (stdin, stdout, stderr, the channel) travel as standard base64 so that any byte, valid
 // UTF-8 or not, comes back exactly.
 #pragma once
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +46,16 @@ json encode_fork_request(std::size_t id, const process_spec& spec, const std::st
 
 /// The line that cancels run `id` (the server answers it with that run's "done").
 json encode_fork_cancel(std::size_t id);
+
+/// What a line from the server is, decoded once: every answer the client reads goes through here.
+struct fork_answer {
+    enum class kind { unreadable, ready, done, refused, pong, other } what = kind::unreadable;
+    std::optional<std::size_t> id;  ///< the run it answers ("done", "refused"; none for a bad request line)
+    bool forkable = false;          ///< "ready", "pong": whether the server can fork safely
+    std::string reason;             ///< "ready"/"pong": why it cannot; "refused": why it would not
+    json line;                      ///< the whole object (a ready line's versions and timings)
+};
+fork_answer decode_fork_answer(std::string_view text);
 
 /// A "done" answer as the process_result a fresh process would have given; wall_s falls back
 /// to `elapsed_s` when the server did not say. An exiting run has exit_code 0 and

@@ -386,24 +386,22 @@ fork_server* fork_server_runner::await_ready(const fork_server_key& key, const c
     while (true) {
         auto line = session->read_line(0.25, cancel);
         if (line && line->from_channel) {
-            json ready = json::parse(line->text, nullptr, false);
-            if (!ready.is_object() || ready.value("event", "") != "ready")
+            fork_answer ready = decode_fork_answer(line->text);
+            if (ready.what != fork_answer::kind::ready)
                 return fail("the fork server sent an unexpected first line: " + tail_text(line->text, 200));
-            if (!ready.value("forkable", false)) {
-                m_stats.server_info = ready;
+            m_stats.server_info = ready.line;
+            if (!ready.forkable)
                 return fail("the fork server cannot fork safely: " +
-                            ready.value("reason", std::string("unknown reason")));
-            }
-            m_stats.server_info = ready;
+                            (ready.reason.empty() ? std::string("unknown reason") : ready.reason));
             m_stats.server_kept = srv.kept;
             // A kept server this command did not start (a pid of 0: it was listening already, as
             // one `new` started), or that served an earlier connection: its imports were paid then.
             // (One from the MCP session's pool was marked reused when adopted: it may be a server
             // an earlier `new` started that finished its imports just now.)
             m_stats.server_reused = m_stats.server_reused ||
-                                 (srv.kept && (ready.value("connection", 1) > 1 || session->pid() == 0));
-            m_stats.server_age_s = ready.value("age_s", 0.0);
-            srv.ready = std::move(ready);
+                                 (srv.kept && (ready.line.value("connection", 1) > 1 || session->pid() == 0));
+            m_stats.server_age_s = ready.line.value("age_s", 0.0);
+            srv.ready = std::move(ready.line);
             return &srv;
         }
         if (cancel.cancelled()) return nullptr;  // the fresh path sees the cancellation too
@@ -425,10 +423,10 @@ std::optional<process_result> fork_server_runner::cancel_run(fork_server& srv, s
     while (seconds_since(t0) < limit_s) {
         auto line = srv.session->read_line(0.25, uncancelled);
         if (line && line->from_channel) {
-            json ans = json::parse(line->text, nullptr, false);
-            if (!ans.is_object() || ans.value("id", json()) != json(id)) continue;
-            if (ans.value("event", "") != "done") return std::nullopt;
-            return decode_fork_done(ans, seconds_since(t0));
+            const fork_answer ans = decode_fork_answer(line->text);
+            if (ans.id != id) continue;
+            if (ans.what != fork_answer::kind::done) return std::nullopt;
+            return decode_fork_done(ans.line, seconds_since(t0));
         }
         if (!line && !srv.session->alive()) return std::nullopt;
     }
@@ -454,15 +452,14 @@ process_result fork_server_runner::forked(fork_server& srv, const process_spec& 
     while (true) {
         auto line = srv.session->read_line(0.25, cancel);
         if (line && line->from_channel) {
-            json ans = json::parse(line->text, nullptr, false);
-            if (!ans.is_object() || ans.value("id", json()) != json(id)) continue;  // stale or foreign
-            const std::string ev = ans.value("event", "");
-            if (ev == "refused") {
-                give_up("the fork server refused to fork: " + ans.value("reason", std::string("no reason given")));
+            const fork_answer ans = decode_fork_answer(line->text);
+            if (ans.id != id) continue;  // stale or foreign
+            if (ans.what == fork_answer::kind::refused) {
+                give_up("the fork server refused to fork: " + (ans.reason.empty() ? "no reason given" : ans.reason));
                 return fresh(spec, cancel, "");
             }
-            if (ev != "done") continue;
-            process_result res = decode_fork_done(ans, seconds_since(t0));
+            if (ans.what != fork_answer::kind::done) continue;
+            process_result res = decode_fork_done(ans.line, seconds_since(t0));
             m_stats.last_warm = true;
             m_stats.last_fresh_reason.clear();
             ++m_stats.warm_runs;

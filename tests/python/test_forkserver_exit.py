@@ -227,3 +227,30 @@ def test_the_server_answers_the_recorded_request_as_recorded(tmp_path):
         assert ans[k] == want[k], k
     for k in ("stdout_b64", "stderr_b64", "channel_b64"):
         assert base64.b64decode(ans[k]) == base64.b64decode(want[k]).replace(recorded_dir.encode(), str(tmp_path).encode()), k
+
+
+def test_the_server_answers_the_recorded_exchanges_with_the_recorded_fields(tmp_path):
+    # The rest of the transcript: the ready line, a bad request line refused, a ping answered.
+    lines = [json.loads(x) for x in (ROOT / "tests" / "fixtures" / "fork_protocol" / "transcript.jsonl")
+             .read_text().splitlines() if x.strip()]
+    ready = next(x["line"] for x in lines[2:] if x["to"] == "client" and x["line"]["event"] == "ready")
+    exchanges = []
+    rest = lines[2:]
+    for i, x in enumerate(rest):
+        if x["to"] == "server":
+            exchanges.append((x.get("raw") or json.dumps(x["line"]), rest[i + 1]["line"]))
+    assert len(exchanges) == 2
+    s = Server.__new__(Server)
+    env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1")
+    env.pop("HOTKERNEL_RESULT_FD", None)
+    s.p = subprocess.Popen([sys.executable, str(SERVER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, env=env, cwd=str(tmp_path))
+    try:
+        got = s.read()
+        assert set(got) == set(ready) and got["event"] == "ready" and got["forkable"] == ready["forkable"]
+        for sent, want in exchanges:
+            s.p.stdin.write((sent + "\n").encode())
+            s.p.stdin.flush()
+            assert s.read() == want
+    finally:
+        s.close()
