@@ -1492,6 +1492,8 @@ def _same_digest(a, b):
 
 
 def _finite(v):
+    # The contract has its twin: each file stands alone (the contract is vendored beside targets,
+    # and the runner writes its line even when the contract could not be loaded).
     import math
     if isinstance(v, float) and not math.isfinite(v):
         return None

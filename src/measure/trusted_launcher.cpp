@@ -3,13 +3,13 @@
 
 #include <algorithm>
 #include <random>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "measure/parent_clock.h"
 #include "measure/sandbox.h"
 #include "nvidia/profiled_target.h"
+#include "scaffold/target_spec.h"
 #include "python/interpreter.h"
 #include "util/files.h"
 #include "util/hash.h"
@@ -28,19 +28,11 @@ std::optional<std::string> read_text(const fs::path& p) {
         return std::nullopt;
     }
 }
-
-std::optional<int> protocol_of(const std::string& text) {
-    std::smatch m;
-    if (std::regex_search(text, m, std::regex(R"((^|\n)PROTOCOL\s*=\s*(\d{1,6})\b)"))) return std::stoi(m[2]);
-    return std::nullopt;
-}
 }  // namespace
 
 bool is_protocol3_target(const fs::path& script) {
     auto text = read_text(script);
-    if (!text) return false;
-    return std::regex_search(*text, std::regex(R"((^|\n)TARGET\s*=\s*\{)")) &&
-           text->find("hotkernel_contract") != std::string::npos;
+    return text && is_target_script_text(*text);
 }
 
 std::optional<finding> vendored_contract::warning() const {
@@ -72,7 +64,7 @@ vendored_contract inspect_vendored_contract(const fs::path& script) {
         return v;
     }
     v.sha256 = sha256_hex(*text);
-    v.protocol = protocol_of(*text);
+    if (const int p = parse_contract_protocol(*text); p > 0) v.protocol = p;
     if (v.sha256 == contract_hash()) v.status = "same";
     else if (v.protocol != contract_protocol()) v.status = "stale";
     else v.status = "edited";

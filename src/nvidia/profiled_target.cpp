@@ -30,12 +30,6 @@ int parse_profile_mode(std::string_view contract_text) {
     }
 }
 
-bool is_target_script_text(std::string_view text) {
-    static const std::regex target(R"((?:^|\n)TARGET\s*=\s*\{)");
-    static const std::regex contract(R"((?:^|\n)(?:import\s+hotkernel_contract\b|from\s+hotkernel_contract\s+import\b))");
-    return std::regex_search(text.begin(), text.end(), target) && std::regex_search(text.begin(), text.end(), contract);
-}
-
 std::optional<profiled_target> find_profiled_target(const std::vector<std::string>& command, const fs::path& cwd) {
     for (std::size_t i = 1; i < command.size(); ++i) {
         const std::string& a = command[i];

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "scaffold/target_spec.h"
+
 namespace hotkernel {
 
 /// The contract's names for its profile mode (python/hotkernel_contract.py: PROFILE_ENV,
@@ -20,10 +22,6 @@ inline constexpr std::string_view workload_env = "HOTKERNEL_WORKLOAD";
 
 /// The profile mode a contract's text declares (`PROFILE_MODE = N` at the start of a line), 0 if none.
 int parse_profile_mode(std::string_view contract_text);
-
-/// Whether a script's text is a target script: a top-level `TARGET = {` and an import of
-/// hotkernel_contract (what `new` writes).
-bool is_target_script_text(std::string_view text);
 
 struct profiled_target {
     std::filesystem::path script;    ///< the target script the command runs

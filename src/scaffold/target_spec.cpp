@@ -312,6 +312,12 @@ int parse_contract_protocol(std::string_view text) {
     return 0;
 }
 
+bool is_target_script_text(std::string_view text) {
+    static const std::regex target(R"((?:^|\n)TARGET\s*=\s*\{)");
+    static const std::regex contract(R"((?:^|[^\w])hotkernel_contract(?!\w))");
+    return std::regex_search(text.begin(), text.end(), target) && std::regex_search(text.begin(), text.end(), contract);
+}
+
 json contract_file_info::to_json() const {
     return json{{"path", path.string()},
                 {"exists", exists},

@@ -63,6 +63,11 @@ std::string render_target_script(const json& target, std::string_view role);
 /// The protocol a contract's text declares (`PROTOCOL = N` at the start of a line), 0 if none.
 int parse_contract_protocol(std::string_view text);
 
+/// Whether a script's text is a target script (what `new` writes): a top-level `TARGET = {` and
+/// the module hotkernel_contract named (imported, in any form). The one test for it: the trusted
+/// launcher runs such scripts under the harness, profile runs them in profile mode.
+bool is_target_script_text(std::string_view text);
+
 /// A contract file (a vendored hotkernel_contract.py) against the binary's own copy; named apart
 /// from measure/trusted_launcher.h's vendored_contract (the status and warning bench/verify report).
 struct contract_file_info {

@@ -18,6 +18,7 @@
 
 #include "gpu/gpu_query.h"
 #include "store/results_store.h"
+#include "util/host.h"
 #include "util/errors.h"
 #include "util/strings.h"
 
@@ -68,9 +69,7 @@ std::optional<gpu_lease> gpu_lease::try_take(const std::string& uuid, const std:
         if (err == EWOULDBLOCK) return std::nullopt;
         throw tool_error(fmt::format("cannot lock the GPU lease file '{}': {}", path.string(), std::strerror(err)));
     }
-    char host[256] = {};
-    (void)::gethostname(host, sizeof host - 1);
-    const std::string note = fmt::format("pid {} on {}: {} since {}\n", ::getpid(), host, what, utc_now_iso());
+    const std::string note = fmt::format("pid {} on {}: {} since {}\n", ::getpid(), host_name(), what, utc_now_iso());
     if (::ftruncate(fd, 0) == 0) (void)!::pwrite(fd, note.data(), note.size(), 0);  // best effort: read-only is fine
     return gpu_lease(fd, uuid);
 }

@@ -33,6 +33,7 @@
 #include "stats/stopping.h"
 #include "stats/summary.h"
 #include "store/results_store.h"
+#include "util/host.h"
 #include "util/words.h"
 #include "util/strings.h"
 #include "vcs/git_checkout.h"
@@ -41,12 +42,6 @@
 namespace hotkernel {
 namespace {
 namespace fs = std::filesystem;
-
-std::string host_name() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
-    return buf;
-}
 
 bool ran_on_cpu(const json& line) {
     json d = line_field(line, "device");

@@ -44,6 +44,7 @@ TEST(profiled_target, a_target_script_is_what_new_writes) {
     EXPECT_FALSE(is_target_script_text("import torch\nTARGET = {'name': 'x'}\n"));  // no contract
     EXPECT_FALSE(is_target_script_text("import hotkernel_contract as hk\nprint(1)\n"));  // no TARGET
     EXPECT_FALSE(is_target_script_text("import hotkernel_contract_extra\nTARGET = {}\n"));
+    EXPECT_TRUE(is_target_script_text("import json, hotkernel_contract as hk\nTARGET = {}\n"));  // any import form
 }
 
 TEST(profiled_target, find_profiled_target_reads_the_contract_beside_the_script) {
