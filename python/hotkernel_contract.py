@@ -2,7 +2,7 @@
 
 A target script (written by `hotkernel new`) holds a literal TARGET dict and a `kernel`
 function, and its __main__ is one call: `hotkernel_contract.main(TARGET, kernel, role=...)`.
-Everything else lives here, as a library an outside runner can drive:
+Everything else lives here, as a library an outside harness can drive:
 
     target  = Target.from_dict(TARGET, base_dir)        # validated definition
     session = prepare(target)                            # inputs, reference, timer: before
@@ -63,7 +63,7 @@ CPU_CACHE_FALLBACK_BYTES = 32 << 20
 # Rotation: each rotated input set is revisited only after ROTATE_FACTOR x cache bytes of
 # other sets went through, so every timed call reads from DRAM, not from L2.
 ROTATE_FACTOR = 3
-# On a CPU the cache is the last-level one from sysfs, and the trusted runner writes fresh values
+# On a CPU the cache is the last-level one from sysfs, and the harness writes fresh values
 # into every set right before each sample, so between a set's write and its call pass the other
 # K - 1 sets' writes and calls: (K - 1) x bytes per call, ~1.25-1.5 x the cache at this factor.
 # A CPU sample's every set costs a fresh draw (~7.5 ns an element) and a call, and on a 2-core
@@ -88,7 +88,7 @@ SETS_BUDGET_SHARE = 16
 # replay on a GPU busy within the last seconds (as in a bench/verify, runs back to back), A/A
 # verifies with 0.2 s stayed inconclusive, and a 0.5 GB/call gelu moves +-3% between back-to-back
 # half-second blocks whatever the warm-up (fidelity_probe); each 0.1 s here costs 0.2 s a pair.
-# Since the runner ramps right before its samples (RAMP_S), 0.1 s did as well as 0.25 s: 16 runs
+# Since the harness ramps right before its samples (RAMP_S), 0.1 s did as well as 0.25 s: 16 runs
 # of a 0.5 ms gelu spread 0.65%/0.57% against 0.60%/0.51%, at the same level, and a 45 us one
 # 0.95% against 0.85% (bench/runs/2026-11-30-h200-warmup-floor), 0.2 s a run sooner.
 # triton's 25 ms warm-up was 30% off on a cold GPU (triton#2306): the window test catches that.
@@ -122,7 +122,7 @@ START_SPIN_CYCLES = 50000
 # of a ~0.5 ms gelu after capture read 2-4% over the rest of the run, and 10 ms of rest before
 # every sample put every sample 2% (0.5 ms gelu) to 18% (45 us gelu) over
 # (bench/runs/2026-11-30-h200-{drift,ramp}: drift_probe --runs, samples_ms). So the trusted
-# runner's samples follow RAMP_S of untimed back-to-back replays of the timed graph, after capture
+# harness's samples follow RAMP_S of untimed back-to-back replays of the timed graph, after capture
 # (its checked replays are checked after the samples, so nothing else idles the GPU between them);
 # time_cuda_graph below, the self-reported timer, after capture.
 RAMP_S = 0.03
@@ -1551,7 +1551,7 @@ def error_result(target, role, exc):
 # torch.profiler label named PROFILE_CALL_RANGE % role, all inside the NVTX range PROFILE_RANGE
 # (what ncu's --nvtx-include and nsys's --capture-range select). No reference, no check, no
 # timer, no CUPTI: what a profiler records in the range is the calls' own work; correctness
-# and speed are verify's. The trusted runner never calls main(), so it never enters this mode.
+# and speed are verify's. The harness never calls main(), so it never enters this mode.
 PROFILE_MODE = 1  # the tools look for it in a vendored copy; raised when the mode changes
 PROFILE_ENV = "HOTKERNEL_PROFILE"
 PROFILE_RANGE = "hotkernel.profile"
@@ -1727,7 +1727,7 @@ def profile_file(path, role=None, calls=PROFILE_CALLS, warmup=PROFILE_WARMUP_CAL
         target = Target.from_dict(read_target_file(path), os.path.dirname(path))
     except (TargetError, SyntaxError, OSError) as e:
         return dict(error_result({"name": None}, role, StageError("target", str(e))), mode="profile")
-    # The script's `import hotkernel_contract` gets this module, as the trusted runner's does.
+    # The script's `import hotkernel_contract` gets this module, as the harness's does.
     sys.modules["hotkernel_contract"] = sys.modules[__name__]
     stage("importing %s" % os.path.basename(path))
     try:

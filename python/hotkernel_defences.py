@@ -1,12 +1,12 @@
-"""The trusted runner's defences that stand apart from its timing (hotkernel_runner.py uses them).
+"""The harness's defences that stand apart from its timing (hotkernel_harness.py uses them).
 
 Primitives: references to the timing primitives, taken before the candidate exists.
 Harness: a snapshot of every function a candidate could patch to fake a time or a check.
 ThreadWatch: counts the threads and processes a candidate starts.
 L2Guard: keeps a candidate from carving out persisting L2.
-install_watch: the runner's PEP 578 audit hook, holder of the run's secrets.
+install_watch: the harness's PEP 578 audit hook, holder of the run's secrets.
 
-Embedded in the binary beside the runner and the contract (not vendored into targets), so it is
+Embedded in the binary beside the harness and the contract (not vendored into targets), so it is
 free to change with them; the Harness snapshot watches this module too.
 """
 import json
@@ -45,7 +45,7 @@ class Harness:
         import statistics
         self.watch = {
             "time": time, "statistics": statistics, "math": math, "builtins": builtins, "json": json,
-            "os": os, "hotkernel_contract": contract, "hotkernel_runner": runner_module,
+            "os": os, "hotkernel_contract": contract, "hotkernel_harness": runner_module,
             "hotkernel_defences": sys.modules[__name__],
             "torch.Tensor": torch.Tensor, "torch": torch, "torch.cuda": torch.cuda,
             "hotkernel_contract.Session": contract.Session, "hotkernel_contract.Target": contract.Target,
@@ -76,7 +76,7 @@ class Harness:
         for mod in (contract, runner_module, sys.modules[__name__]):
             for name, v in list(vars(mod).items()):
                 if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
-                    label = "%s.%s" % (getattr(mod, "__name__", "runner").replace("__main__", "hotkernel_runner"), name)
+                    label = "%s.%s" % (getattr(mod, "__name__", "harness").replace("__main__", "hotkernel_harness"), name)
                     self.watch[label] = v
                     own.append(label)
         for label, obj in (instances or {}).items():
@@ -84,7 +84,7 @@ class Harness:
             own.append(label)
         # Patching these changes a time or a verdict: invalid. Other torch changes are reported.
         self.critical = {"time", "statistics", "math", "builtins", "json", "hotkernel_contract",
-                         "hotkernel_runner", "hotkernel_defences", "hotkernel_contract.Session", "hotkernel_contract.Target",
+                         "hotkernel_harness", "hotkernel_defences", "hotkernel_contract.Session", "hotkernel_contract.Target",
                          "hotkernel_contract.KernelClock",
                          "torch.cuda.Event", "torch.cuda.CUDAGraph", "torch.Tensor", "torch.nn.functional",
                          "torch._C._nn", "torch._C._VariableFunctions", "torch._C.TensorBase"} | ref_mods | set(own)
@@ -314,13 +314,13 @@ def harness_codes(modules):
 # 3.11: frame.f_back and f_locals are not audited, but every way to get a first frame is
 # (sys._getframe, sys._current_frames, tb_frame, gi_frame/cr_frame/ag_frame), and so is reading
 # frame.f_code, which every walk that looks for a frame by its code does.
-# Frames of the harness reached by the candidate: it is looking for the runner's objects.
+# Frames of the harness reached by the candidate: it is looking for the harness's objects.
 FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
 FRAME_ATTRS = ("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame")
 # Events the candidate never raises honestly, by class: (finding, what it says, whether it exposes
 # the secrets: then the invalid line is written at once).
 SEEN = {}
-# Whole-heap walks: how a candidate finds the runner's objects without frames. Honest kernels,
+# Whole-heap walks: how a candidate finds the harness's objects without frames. Honest kernels,
 # torch.compile, Triton and CUDA extensions never call them while a run is measured.
 SEEN.update({e: ("gc_walk", "walked the interpreter's objects (%s)", True)
              for e in ("gc.get_objects", "gc.get_referrers", "gc.get_referents")})
@@ -333,18 +333,18 @@ SEEN.update({e: ("profile_hook", "installed a profile or trace hook (%s)", True)
              for e in ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")})
 # torch.compile's CPU code loads and calls its kernels through ctypes: counted only.
 CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
-# Signals to this process or others (stopping the baseline's runner); signal 0 (is it alive?) is
+# Signals to this process or others (stopping the baseline's harness); signal 0 (is it alive?) is
 # what lock files and pools send: counted only.
 SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
 
 
 def install_watch(nonce, result_fd, main_code):
-    """Installs the runner's own audit hook; returns nothing, so that the nonce and the result
+    """Installs the harness's own audit hook; returns nothing, so that the nonce and the result
     fd live only in the hook's closure (the interpreter holds the hook; Python code reaches it
     only through gc walks, which the hook sees). Events before `hotkernel.arm` are ignored (the
-    contract's import, the sandbox's own ctypes calls). The runner hands it the finished result
+    contract's import, the sandbox's own ctypes calls). The harness hands it the finished result
     with sys.audit("hotkernel.result", line) from main(); the hook adds what it saw and writes it.
-    A finding that exposes the secrets (the runner's frames reached, a heap walk, a raw memory
+    A finding that exposes the secrets (the harness's frames reached, a heap walk, a raw memory
     read) writes an invalid result at once: a result the candidate forges afterwards makes the
     channel carry two lines with the nonce, which the binary rejects."""
     import threading
@@ -402,7 +402,7 @@ def install_watch(nonce, result_fd, main_code):
             # ms 0: an invalid line carries a number (the binary's own invalid lines do the same).
             send({"protocol": 3, "target": st["target"], "role": st["role"], "status": "invalid", "ok": False,
                   "ms": 0.0, "samples_ms": [], "trusted": True,
-                  "reason": "the candidate %s; the runner's secrets were within its reach, so this run's result "
+                  "reason": "the candidate %s; the harness's secrets were within its reach, so this run's result "
                             "is this line" % what})
 
     def count(kind):
@@ -479,12 +479,12 @@ def install_watch(nonce, result_fd, main_code):
         if event in FRAME_EVENTS:
             if event == "sys._current_frames":
                 if not asker_is_harness():
-                    note("frame_walk", "took every thread's frame (sys._current_frames), the runner's among them", True)
+                    note("frame_walk", "took every thread's frame (sys._current_frames), the harness's among them", True)
                 return
             if asker_is_harness():
                 return
             if is_harness(args[0]):
-                note("frame_walk", "took a frame of the runner (sys._getframe)", True)
+                note("frame_walk", "took a frame of the harness (sys._getframe)", True)
             else:
                 count("frames_taken")  # its own frame: torch.compile and logging do it too
             return
@@ -494,7 +494,7 @@ def install_watch(nonce, result_fd, main_code):
                 return
             frame = obj if name == "f_code" else getattr(obj, name, None)
             if is_harness(frame) and not asker_is_harness():
-                note("frame_walk", "walked into the runner's frames (%s of %s)" % (name, frame.f_code.co_name), True)
+                note("frame_walk", "walked into the harness's frames (%s of %s)" % (name, frame.f_code.co_name), True)
             return
         if event == "object.__setattr__":
             # Plain functions only: reading an attribute of any other object could run the

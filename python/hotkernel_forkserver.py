@@ -37,7 +37,7 @@ _RESULT_FD = int(os.environ.get("HOTKERNEL_RESULT_FD", "1"))  # replaced in main
 _IN_FD = 0
 _ACTIVE_CHILD = [0]  # pid (== pgid) of the run in flight, 0 when idle
 # Runs answered before they were reaped (closes_before_exit): pid -> the time by which they must
-# be gone. A trusted runner closes its pipes after its result and then exits, and the exit tears
+# be gone. A harness closes its pipes after its result and then exits, and the exit tears
 # down its CUDA context (0.10-0.13 s on an H200): the next run starts meanwhile. Reaped before
 # every fork, between requests, and at the end; killed with their group when late.
 _EXITING = {}
@@ -209,7 +209,7 @@ def _load_contract_checked():
 # A trusted run gets them instead of compiling the same bytes again (~0.1 s a run on a 2-core CPU).
 # The run takes one only for a file whose bytes it read and checked have that sha256, so what runs
 # is what was checked; a file changed since is compiled from its new bytes as before.
-_HARNESS_FILES = ("hotkernel_runner.py", "hotkernel_contract.py", "hotkernel_defences.py", "hotkernel_sandbox.py",
+_HARNESS_FILES = ("hotkernel_harness.py", "hotkernel_contract.py", "hotkernel_defences.py", "hotkernel_sandbox.py",
                   "hotkernel_release.py")
 _COMPILED = {}
 
@@ -243,14 +243,14 @@ def _precompile():
 
 
 def _run_script(script):
-    """Runs `script` as runpy.run_path(script, run_name="__main__") does; hotkernel's runner from
+    """Runs `script` as runpy.run_path(script, run_name="__main__") does; hotkernel's harness from
     its precompiled code when the file's bytes are those it was compiled from, with the other
     files' code objects for it to take by their checked bytes."""
     import runpy
 
     run_code = getattr(runpy, "_run_module_code", None)
     path = os.path.abspath(script)
-    if _COMPILED and run_code is not None and os.path.basename(path) == "hotkernel_runner.py":
+    if _COMPILED and run_code is not None and os.path.basename(path) == "hotkernel_harness.py":
         try:
             with open(path, "rb") as f:
                 sha = _sha256(f.read())
@@ -402,7 +402,7 @@ def _child(req, stdin_fd, out_w, err_w, chan_w, close_fds, drop):
         for k, v in (req.get("env_set") or {}).items():
             env[k] = v
         if chan_w is not None:
-            os.set_inheritable(chan_w, True)  # as the fresh runner: exec'd helpers may write it too
+            os.set_inheritable(chan_w, True)  # as posix_runner does for a fresh process: exec'd helpers may write it too
             env[req.get("result_fd_env") or "HOTKERNEL_RESULT_FD"] = str(chan_w)
 
         import io

@@ -1,14 +1,14 @@
-"""The runner's half of the parent's clock (the other half, and the wire, is
+"""The harness's half of the parent's clock (the other half, and the wire, is
 src/measure/parent_clock.h in hotkernel).
 
-Every timed sample is released by hotkernel, outside the candidate's process: the runner says
+Every timed sample is released by hotkernel, outside the candidate's process: the harness says
 "ready", hotkernel answers "go" with a fresh secret and starts its own clock, the sample's
-inputs are mixed with the secret, the calls run, and the runner's "done" stops hotkernel's
-clock. Whatever the candidate does to the runner's own clock, the result's sample times cannot
+inputs are mixed with the secret, the calls run, and the harness's "done" stops hotkernel's
+clock. Whatever the candidate does to the harness's own clock, the result's sample times cannot
 fall below what hotkernel saw, less the fixed cost of a sample that the empty samples, timed
 before the candidate was imported, measure.
 
-Embedded in the binary beside the runner (never vendored into a target).
+Embedded in the binary beside the harness (never vendored into a target).
 """
 import os
 import select
@@ -16,7 +16,7 @@ import socket
 import time
 
 WIRE_VERSION = 1
-# The runner spins this long for a release before it blocks: a blocked thread on an idle vCPU
+# The harness spins this long for a release before it blocks: a blocked thread on an idle vCPU
 # can take milliseconds to wake, inside the parent's window (the parent answers in microseconds
 # once its own thread is awake).
 SPIN_S = 0.05

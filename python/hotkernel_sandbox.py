@@ -1,4 +1,4 @@
-"""hotkernel's kernel sandbox: applied by the trusted runner right before the candidate is imported.
+"""hotkernel's kernel sandbox: applied by the harness right before the candidate is imported.
 
 What the kernel enforces from then on, for this process and everything it starts (the rules are
 inherited across fork and exec and cannot be lifted):
@@ -19,7 +19,7 @@ inherited across fork and exec and cannot be lifted):
 landlock_restrict_self binds the calling thread and the threads and processes it starts later;
 threads already running (torch's intra-op pool) keep their old rights. The record says how many.
 
-HOTKERNEL_TEST_NO_LANDLOCK=1 (read by read_test_switch(), before the runner scrubs HOTKERNEL_*
+HOTKERNEL_TEST_NO_LANDLOCK=1 (read by read_test_switch(), before the harness scrubs HOTKERNEL_*
 from the environment) makes apply() act as on a kernel without Landlock; it exists for the tests
 of the refusal path and can only take protection away where the user also opts out.
 """

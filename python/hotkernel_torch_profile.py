@@ -1,4 +1,4 @@
-"""hotkernel torch_profile runner: runs a script under torch.profiler in this interpreter.
+"""hotkernel torch_profile: runs a script under torch.profiler in this interpreter.
 
 Usage: python hotkernel_torch_profile.py N SCRIPT [ARGS...]
 The result (one JSON object) goes to the fd in HOTKERNEL_RESULT_FD, after one {"stage", "t"} line

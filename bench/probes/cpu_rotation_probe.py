@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How deep CPU rotation must be: a call's time against the number of rotated input sets K.
 
-The trusted runner's CPU sample, emulated: before every sample the K timed input sets get fresh
+The harness's CPU sample, emulated: before every sample the K timed input sets get fresh
 values (drawn, then copied in, as fresh_round does), then one call per set, back to back, each
 timed by perf_counter and its output held. Where the sets a sample writes and reads fit in the
 last-level cache, the first calls read their inputs from it and read faster; the K where the time

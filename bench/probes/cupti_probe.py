@@ -7,7 +7,7 @@ own start and end from CUPTI, but starting it costs seconds a process. This prob
 same records straight from libcupti (the one torch loads) through ctypes, and times each step:
 loading it, enabling kernel records, the first replay with them on, a flush. Per shape it
 compares, for the same replays, the event time a call against CUPTI's kernel busy time a call,
-with the outputs freed (the contract's own graph) and held (as the trusted runner holds them),
+with the outputs freed (the contract's own graph) and held (as the harness holds them),
 and CUPTI's median kernel time over rotated eager calls (what `timer_probe.py --truth` reads
 through torch.profiler). With --fork, the same in a child forked from a parent that imported
 torch without touching CUDA, as the fork server does. One JSON line per step.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How a graph-timed kernel's time moves with time, inside one process and between processes:
 the question behind how long a run should sample. One bf16 gelu per shape, its inputs rotated
-through 3x L2 (one set per call, as the trusted runner does), one CUDA graph of the calls,
+through 3x L2 (one set per call, as the harness does), one CUDA graph of the calls,
 replayed back to back for --seconds with CUDA events around every replay. The per-call times are
 then grouped into consecutive windows of about W ms of GPU time, and for each W the spread of
 the window means is printed (cv %): how much a run that samples W ms would move from run to
@@ -78,7 +78,7 @@ def probe(shape, seconds):
 
 
 def emulated_runs(shape, runs, idle_s, warm_s, samples_per_run):
-    """Runs as the trusted runner times them, in one process: idle (the other side's process
+    """Runs as the harness times them, in one process: idle (the other side's process
     starting), a warm-up of back-to-back replays, then samples, each a timed replay behind a
     start spin with the SM-clock spin after it. Three sampling policies take turns run by run:
     'now' (samples back to back), 'fresh' (every input redrawn in place before each sample, as

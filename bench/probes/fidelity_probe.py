@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where a graph-replay time parts from torch.profiler's kernel time: one process, one bf16 gelu
-per shape, timed by the contract's CUDA-graph timer with one difference from the trusted runner
+per shape, timed by the contract's CUDA-graph timer with one difference from the harness
 switched on at a time (outputs held for checking, persisting-L2 reset before each sample, fresh
 input values, the SM-clock spin after each sample), each variant timed twice in ABAB order so
 drift shows. Beside each: the profiler's median kernel duration inside that variant's graph and
@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 
 import torch  # noqa: E402
 import hotkernel_contract as hc  # noqa: E402
-import hotkernel_runner as hr  # noqa: E402
+import hotkernel_harness as hr  # noqa: E402
 
 HOLD_BUDGET = hr.HOLD_BUDGET_BYTES
 

@@ -6,7 +6,7 @@ smallest faked speedup it catches. Scaffolds a gelu target with `hotkernel new`,
     slack is excess / allowance (under 1 holds; the margin left is 1 - slack);
   - the same candidate with HOTKERNEL_TEST_FAKE_FRACTION=f: the runner reports its samples f
     shorter than it timed them, as a clock fake that got past every check inside the process
-    would (python/hotkernel_runner.py, _fake_fraction): whether the bound broke, for each f in
+    would (python/hotkernel_harness.py, _fake_fraction): whether the bound broke, for each f in
     --fractions.
 One JSON line per run, then a summary line.
 

@@ -1,4 +1,4 @@
-// Throttled samples: the trusted runner reads the SM clock after every timed sample (a spin of
+// Throttled samples: the harness reads the SM clock after every timed sample (a spin of
 // known cycles over its event time, nvbench's idea) and puts the readings in its result line as
 // sample_sm_clock_mhz. This compares them with the card's maximum SM clock. Pure.
 #pragma once

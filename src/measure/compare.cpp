@@ -19,7 +19,7 @@
 namespace hotkernel {
 namespace {
 
-// The trusted runner found the run invalid and said why (a patched harness, the parent's clock).
+// The harness found the run invalid and said why (a patched harness, the parent's clock).
 bool found_invalid(const run_record& r) {
     return r.status == run_status::invalid && !r.reason.empty();
 }
@@ -61,7 +61,7 @@ json compare_runs(const compare_input& in) {
 
     // Correctness claims: the baseline failing its own check voids the comparison; the
     // candidate failing in any run (warm-up included) makes it incorrect.
-    // A run the trusted runner found invalid also says ok=false; its reason is given below
+    // A run the harness found invalid also says ok=false; its reason is given below
     // (contract_invalid), and it is not a wrong output.
     bool b_claims = false, c_claims = false;
     for (const auto* r : all_b) {
@@ -124,7 +124,7 @@ json compare_runs(const compare_input& in) {
             if (!dup) flags.push_back(std::move(g));
         }
         if (found_invalid(*r)) {
-            std::string why = fmt::format("the trusted runner found the {} run {}: {}", r->role, r->index, r->reason);
+            std::string why = fmt::format("the harness found the {} run {}: {}", r->role, r->index, r->reason);
             if (std::find(contract_invalid.begin(), contract_invalid.end(), why) == contract_invalid.end())
                 contract_invalid.push_back(std::move(why));
         }

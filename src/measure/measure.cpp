@@ -235,7 +235,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
         std::string out = trim(tail_text(res.stdout_text, 600));
         std::string msg = fmt::format("{} ({}) {}{}", label, cmd,
                                       channel && parsed.error == run_line_error::no_line
-                                          ? "sent no result over the trusted runner's private channel"
+                                          ? "sent no result over the harness's private channel"
                                           : parsed.message,
                                       said);
         if (!channel) msg += out.empty() ? "; stdout was empty" : "; stdout tail:\n" + out;

@@ -32,11 +32,11 @@ struct run_request {
     std::string role = "bench";     ///< "bench", "baseline" or "candidate"
     std::size_t index = 1;          ///< 1-based, within its role and phase
     std::size_t total = 1;          ///< runs of this role in this phase
-    bool warmup = false;            ///< a warm-up run (its numbers are kept but not used)
+    bool warmup = false;            ///< a warm-up run (its numbers are recorded but not used)
     std::string python;             ///< the resolved interpreter
     double timeout_s = 120;         ///< per-run wall-clock limit [s]
     std::map<std::string, std::string> env;  ///< extra environment for the child
-    bool profile_check = false;     ///< trusted runner: also profile the timed graph (bench's profile_check)
+    bool profile_check = false;     ///< harness: also profile the timed graph (bench's profile_check)
 };
 
 /// "candidate run 3 of 10", "warm-up baseline run 1 of 2", "run 4 of 10" (bench).
@@ -94,7 +94,7 @@ struct run_record {
     run_status status = run_status::unstated;
     std::string reason;
     json contract_flags = json::array();
-    json sandbox;  ///< the trusted runner's `sandbox` record: what the kernel enforced (null: none reported)
+    json sandbox;  ///< the harness's `sandbox` record: what the kernel enforced (null: none reported)
 
     json to_json() const;
 };
@@ -120,7 +120,7 @@ public:
     /// The exact command line the run uses, for the record and for error messages.
     [[nodiscard]] virtual std::vector<std::string> command(const run_request& req) const = 0;
     /// True when the harness, not the script, owns the clock and the result channel (the
-    /// trusted runner); false means the script's printed ms is self-reported.
+    /// harness); false means the script's printed ms is self-reported.
     [[nodiscard]] virtual bool trusted() const { return false; }
     /// Starts the run and waits for it.
     virtual run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) = 0;
@@ -135,7 +135,7 @@ public:
     run_answer launch(const run_request& req, process_runner& runner, const cancel_token& cancel) override;
 };
 
-/// The launcher bench/verify use. One switch point for the trusted runner / fork server.
+/// The launcher bench/verify use. One switch point for the harness / fork server.
 std::unique_ptr<run_launcher> make_launcher();
 
 /// Launches one run and checks it. Throws tool_error (naming the run, how it ended, its

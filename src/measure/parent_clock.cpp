@@ -302,7 +302,7 @@ struct parent_clock::impl {
             // The kernel's stamp of "done" ends the window when there is one. It is on the
             // realtime clock, which a step could move: it is used only where it is not after the
             // read and not before the release. This thread slept from the release to the send,
-            // so its waits came after the window; the runner's, read at the read, are counted
+            // so its waits came after the window; the harness's, read at the read, are counted
             // in the share of the time to the read that the window is.
             const double stamped = sent_real_ms - t0_real_ms;
             if (sent_real_ms >= 0 && stamped >= 0 && stamped <= read_window) {
@@ -340,7 +340,7 @@ struct parent_clock::impl {
     }
 
     void serve() {
-        // One connection: the runner's, made before the candidate exists.
+        // One connection: the harness's, made before the candidate exists.
         while (!stop.load()) {
             pollfd p{listen_fd, POLLIN, 0};
             const int r = ::poll(&p, 1, 50);
@@ -355,7 +355,7 @@ struct parent_clock::impl {
         fs::remove(path, ec);
         if (conn < 0) return;
         log.connected = true;
-        // The runner's main thread (the one that connected and times the calls) and this thread.
+        // The harness's main thread (the one that connected and times the calls) and this thread.
         ucred peer{};
         socklen_t len = sizeof peer;
         if (::getsockopt(conn, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid > 0)

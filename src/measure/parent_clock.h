@@ -1,15 +1,15 @@
 // The measuring parent's clock: a bound on a trusted run's reported times that nothing in the
-// candidate's process can move. The runner (python/hotkernel_runner.py, whose other half is
+// candidate's process can move. The harness (python/hotkernel_harness.py, whose other half is
 // python/hotkernel_release.py) asks this process to release each timed sample; the release
 // carries a fresh secret the sample's inputs are then mixed with, so no work of the sample can
 // start before it, and the sample's answer arriving here ends it, so no work can hide after it.
-// Before the candidate is imported the runner also times empty samples (everything a sample
+// Before the candidate is imported the harness also times empty samples (everything a sample
 // does but its calls), which give the fixed cost of one. After the run, a result whose sample
 // times add up to less than the parent saw, minus that fixed cost and a margin, is invalid.
 //
-// Wire (one text line per message, over a Unix SOCK_SEQPACKET socket the runner connects to at
-// its start; the socket's path is in the private stdin line and is unlinked once the runner is
-// connected). A window ends when the kernel took the runner's "done" (its SO_TIMESTAMPNS stamp),
+// Wire (one text line per message, over a Unix SOCK_SEQPACKET socket the harness connects to at
+// its start; the socket's path is in the private stdin line and is unlinked once the harness is
+// connected). A window ends when the kernel took the harness's "done" (its SO_TIMESTAMPNS stamp),
 // not when this thread woke to read it: on a VM an idle vCPU can take milliseconds to wake, and
 // that wait is neither the candidate's time nor a wait the scheduler counts (run_delay). The
 // runner spins for "go" for the same reason.
@@ -38,8 +38,8 @@ namespace hotkernel {
 /// What the parent saw of one run: the windows between each release and its answer.
 struct parent_clock_log {
     bool connected = false;
-    bool ended = false;              ///< the runner said "end"
-    bool imported = false;           ///< the runner said "import" (the candidate was loaded next)
+    bool ended = false;              ///< the harness said "end"
+    bool imported = false;           ///< the harness said "import" (the candidate was loaded next)
     std::string error;               ///< the first protocol error ("" when none)
     struct empty_window {
         double ms;                   ///< release to answer, less the time either side waited for a CPU
@@ -101,9 +101,9 @@ void apply_clock_bound(json& line, const clock_bound& bound);
 void apply_clock_bounds(json& line, const parent_clock_log& log, const clock_bound_limits& lim = {});
 
 /// The parent's half, serving one run: listens on a fresh socket in a private folder and
-/// answers the runner on a thread of its own, timing each window from the release to the
+/// answers the harness on a thread of its own, timing each window from the release to the
 /// kernel's stamp of the answer (the steady clock's read of it where there is no stamp). A window
-/// leaves out the time the runner's thread and this one spent runnable but waiting for a CPU
+/// leaves out the time the harness's thread and this one spent runnable but waiting for a CPU
 /// (/proc schedstat's run_delay), so that a loaded machine does not read as missing time: the
 /// runner's time inside its timed calls counts such waits, its time between them does not.
 class parent_clock {
@@ -114,7 +114,7 @@ public:
     parent_clock(const parent_clock&) = delete;
     parent_clock& operator=(const parent_clock&) = delete;
 
-    /// The socket's path, for the runner's private stdin line.
+    /// The socket's path, for the harness's private stdin line.
     [[nodiscard]] const std::string& address() const;
     /// Stops serving (call once the run has answered) and returns what was seen.
     parent_clock_log finish();

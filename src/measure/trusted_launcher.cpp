@@ -109,7 +109,7 @@ trusted_launcher::trusted_launcher(fs::path target_from, std::vector<fs::path> s
       m_opts(opts) {}
 
 std::vector<std::string> trusted_launcher::command(const run_request& req) const {
-    std::vector<std::string> argv{req.python, (embedded_python_dir() / "hotkernel_runner.py").string(), "--run",
+    std::vector<std::string> argv{req.python, (embedded_python_dir() / "hotkernel_harness.py").string(), "--run",
                                   fs::absolute(req.script).string(), "--role",
                                   req.role == "bench" ? "baseline" : req.role};
     // -I: no user site (its .pth files), no PYTHON* start-up variables; the runner puts its own
@@ -161,7 +161,7 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     spec.timeout_s = req.timeout_s;
     spec.max_capture_bytes = 4u << 20;
     spec.result_channel = true;
-    spec.closes_before_exit = true;  // hotkernel_runner.py closes its pipes after the result
+    spec.closes_before_exit = true;  // hotkernel_harness.py closes its pipes after the result
     const std::string nonce = random_hex(16);
     std::random_device rd;
     const std::uint32_t check_seed = rd() & 0x7fffffff;
@@ -182,7 +182,7 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
         secret["caches"].push_back(dir.string());
     }
     if (m_opts.allow_unsandboxed) secret["allow_unsandboxed"] = true;
-    // What the runner checks the bytes of every file of ours it loads against.
+    // What the harness checks the bytes of every file of ours it loads against.
     secret["py_sha256"] = embedded_python_hashes();
     spec.stdin_data = dump_line(secret) + "\n";
     const std::string changed_before = m_watch.check();
@@ -192,13 +192,13 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     process_result& res = a.process;
     // The script's stdout is not the result: keep its tail only as diagnostics on stderr.
     std::string script_out = trim(tail_text(res.stdout_text, 600));
-    if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the trusted runner]\n" + script_out + "\n";
+    if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the harness]\n" + script_out + "\n";
     json line = accept_channel(res.channel_text, nonce);
     if (line.is_object()) {
         apply_clock_bounds(line, seen);  // the parent's bound is part of taking the answer
         a.line = check_run_line(std::move(line));
     } else {
-        a.line.message = "sent no result over the trusted runner's private channel";
+        a.line.message = "sent no result over the harness's private channel";
     }
     if (!changed.empty()) a.voided.push_back(changed);
     return a;
@@ -220,9 +220,9 @@ void describe_trust(json& result, json& warnings, const run_launcher& launcher, 
         warnings.push_back(findings::python_cache_tampered(embedded_python_dir().string(), tail_text(found, 400)));
     result["timing"] = trusted ? "harness" : "self-reported";
     if (!trusted) return;
-    result["runner"] = json{{"contract_sha256", contract_hash()},
+    result["harness"] = json{{"contract_sha256", contract_hash()},
                             {"contract_protocol", contract_protocol()},
-                            {"runner_sha256", sha256_hex(embedded_python("hotkernel_runner.py"))},
+                            {"harness_sha256", sha256_hex(embedded_python("hotkernel_harness.py"))},
                             {"contract_path", (embedded_python_dir() / "hotkernel_contract.py").string()}};
     std::vector<fs::path> seen;
     for (std::size_t i = 0; i < scripts.size(); ++i) {

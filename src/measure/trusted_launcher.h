@@ -1,5 +1,5 @@
-// The trusted runner: protocol-3 targets run under the binary's own contract
-// (python/hotkernel_runner.py + hotkernel_contract.py, embedded), which builds inputs,
+// The harness: protocol-3 targets run under the binary's own contract
+// (python/hotkernel_harness.py + hotkernel_contract.py, embedded), which builds inputs,
 // references and the timer before importing the candidate, and reports over a private pipe
 // with a per-run nonce passed on stdin. The script's stdout is never read for the result.
 #pragma once
@@ -16,7 +16,7 @@
 namespace hotkernel {
 
 /// True when the script is a protocol-3 target (a literal `TARGET = {` and the contract
-/// imported), so the trusted runner can run it; plain bench-contract scripts are false.
+/// imported), so the harness can run it; plain bench-contract scripts are false.
 bool is_protocol3_target(const std::filesystem::path& script);
 
 /// How the hotkernel_contract.py beside a target compares with the binary's embedded copy.
@@ -53,7 +53,7 @@ struct trust_options {
     bool allow_unsandboxed = false;  ///< measure even where the kernel sandbox cannot be applied
 };
 
-/// Runs `python -I <embedded>/hotkernel_runner.py --run SCRIPT --role ROLE [--target-from BASELINE]`
+/// Runs `python -I <embedded>/hotkernel_harness.py --run SCRIPT --role ROLE [--target-from BASELINE]`
 /// (without -I when isolated is false).
 /// A candidate is measured under the baseline's TARGET (inputs, seed, tolerances) when
 /// target_from is given. The result line comes from the private channel only, and only when
@@ -77,7 +77,7 @@ private:
     trust_options m_opts;
 };
 
-/// The launcher for these scripts: the trusted runner when every one is a protocol-3 target
+/// The launcher for these scripts: the harness when every one is a protocol-3 target
 /// (scripts[0] is the baseline whose TARGET a candidate is measured under), else make_launcher()
 /// (plain bench-contract scripts: their printed timing is self-reported).
 std::unique_ptr<run_launcher> make_launcher_for(const std::vector<std::filesystem::path>& scripts,

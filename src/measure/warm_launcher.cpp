@@ -76,7 +76,7 @@ std::string warm_launcher::reason() const {
                         "(HOTKERNEL_KEEP_WARM_S)",
                         what, info.value("import_s", 0.0), keep_warm_s());
     else if (st.server_reused)
-        s = fmt::format("each run was forked from a fork server kept from an earlier call of this session (started "
+        s = fmt::format("each run was forked from a fork server this MCP session pooled from an earlier call (started "
                         "{:.0f} s before; it imported {} once, in {:.1f} s, and nothing this time)",
                         st.server_age_s, what, info.value("import_s", 0.0));
     if (!st.server_kept && !st.kept_note.empty()) s += "; not a kept server: " + st.kept_note;
@@ -104,7 +104,7 @@ json warm_launcher::describe() const {
 }
 
 namespace {
-/// Whether the runs of this launcher start `python -I` (the trusted runner's, unless isolate=false).
+/// Whether the runs of this launcher start `python -I` (the harness's, unless isolate=false).
 bool runs_isolated(const run_launcher& inner, const std::string& python, const std::filesystem::path& script) {
     const auto argv = inner.command(run_request{.script = script, .python = python});
     return argv.size() > 2 && argv[1] == "-I";
@@ -135,14 +135,14 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
     if (srv->kept) {
         // Connected before this command leaves: a hotkernel right after it then finds the
         // server listening (while it imports) instead of starting a second one.
-        if (!srv->session->wait_listening(10.0)) {
+        if (!srv->connection->wait_listening(10.0)) {
             std::string why = "the kept fork server did not start listening: " +
-                              tail_text(trim(srv->session->stderr_tail()), 300);
+                              tail_text(trim(srv->connection->stderr_tail()), 300);
             fork.end_servers();
             return no(why);
         }
         // pid 0: it was listening already (an earlier command's), so nothing was started.
-        const bool running = srv->session->pid() == 0;
+        const bool running = srv->connection->pid() == 0;
         return json{{"started", !running}, {"kept", true}, {"already_running", running},
                     {"note", fmt::format("{} for the next bench/verify until idle for {:.0f} s "
                                          "(HOTKERNEL_KEEP_WARM_S)",
@@ -151,7 +151,7 @@ json warm_launcher::prewarm(const std::string& python, const std::filesystem::pa
     }
     if (pooled)
         return json{{"started", true}, {"pooled", true},
-                    {"note", "kept in this MCP session for the next bench/verify of this interpreter"}};
+                    {"note", "pooled in this MCP session for the next bench/verify of this interpreter"}};
     // A private server would end with this command: not worth its imports.
     std::string why = st.kept_note.empty() ? "no kept fork server could be had" : st.kept_note;
     fork.end_servers();

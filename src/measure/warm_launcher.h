@@ -10,7 +10,7 @@
 //
 // The fork_server_runner falls back to fresh processes, and the launcher says why, when forking
 // is unsafe (CUDA already initialised in the server, Python threads, no os.fork), when the
-// server cannot be started, when the runner cannot keep sessions, or when a spec cannot be
+// server cannot be started, when the runner cannot hold server connections, or when a spec cannot be
 // honoured by a fork (interpreter options, PYTHON*/LD_* variables set for the run).
 #pragma once
 #include <filesystem>
@@ -51,7 +51,7 @@ public:
     /// {"started": bool, "kept"/"pooled"/"already_running": bool, "reason"/"note": why}; starts
     /// nothing when warm is off, keeping is off (HOTKERNEL_KEEP_WARM_S=0), a kept one is already
     /// running, or only a private server could be had.
-    /// `isolated`: for runs that start `python -I` (the trusted runner's default).
+    /// `isolated`: for runs that start `python -I` (the harness's default).
     json prewarm(const std::string& python, const std::filesystem::path& script, process_runner& runner,
                  bool isolated = true);
 

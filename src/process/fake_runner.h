@@ -21,7 +21,7 @@
 //
 // A plain run (`python FILE args`) answers on stdout; its role, index and warm-up come from
 // HOTKERNEL_ROLE, HOTKERNEL_RUN_INDEX and HOTKERNEL_WARMUP in the spec. A trusted run
-// (`python hotkernel_runner.py --run FILE --role R ...` with a result channel) answers as
+// (`python hotkernel_harness.py --run FILE --role R ...` with a result channel) answers as
 // the harness does: the line, with the nonce read from the spec's stdin, over the channel
 // (protocol 3, status "ok", or "incorrect" when ok is false, unless the line says otherwise;
 // exit status 0 unless "exit_code" says otherwise; samples_ms [ms] and calls_per_sample 1 unless

@@ -144,7 +144,7 @@ std::string shell_args(const std::vector<std::string>& argv) {
     return out;
 }
 
-std::string stderr_part(process_session& s) {
+std::string stderr_part(server_connection& s) {
     std::string t = trim(tail_text(s.stderr_tail(), 1500));
     return t.empty() ? "" : "; its stderr: " + t;
 }
@@ -182,7 +182,7 @@ struct fork_server_pool::impl {
 
     void expire_locked() {
         std::erase_if(idle, [&](const entry& e) {
-            return seconds_since(e.since) > idle_limit_s || !e.srv->session->alive();
+            return seconds_since(e.since) > idle_limit_s || !e.srv->connection->alive();
         });
     }
 };
@@ -191,7 +191,7 @@ fork_server_pool::fork_server_pool(double idle_limit_s) : m(std::make_unique<imp
     m->idle_limit_s = idle_limit_s;
 }
 
-fork_server_pool::~fork_server_pool() = default;  // destroying a server's session kills its group
+fork_server_pool::~fork_server_pool() = default;  // destroying a server's connection kills its group
 
 std::unique_ptr<fork_server> fork_server_pool::take(const fork_server_key& key, bool heavy) {
     std::lock_guard lock(m->m);
@@ -207,7 +207,7 @@ std::unique_ptr<fork_server> fork_server_pool::take(const fork_server_key& key, 
 
 void fork_server_pool::give(const fork_server_key& key, std::unique_ptr<fork_server> srv) {
     std::lock_guard lock(m->m);
-    if (!srv || !srv->session->alive()) return;
+    if (!srv || !srv->connection->alive()) return;
     m->idle.push_back({key, std::move(srv), steady::now()});
     m->expire_locked();
 }
@@ -222,7 +222,7 @@ fork_server_runner::~fork_server_runner() {
             if (!srv->kept) m_opts.pool->give(key, std::move(srv));  // a kept one is there for the next caller anyway
 }
 
-void fork_server_runner::end_servers() { m_servers.clear(); }  // destroying a session kills its group
+void fork_server_runner::end_servers() { m_servers.clear(); }  // destroying a connection kills its group
 
 process_result fork_server_runner::run(const process_spec& spec, const cancel_token& cancel) {
     if (!m_stats.disabled_reason.empty()) return fresh(spec, cancel, "");
@@ -232,7 +232,7 @@ process_result fork_server_runner::run(const process_spec& spec, const cancel_to
     return forked(*srv, spec, cancel);
 }
 
-std::unique_ptr<process_session> fork_server_runner::start(const process_spec& spec, std::string* error) {
+std::unique_ptr<server_connection> fork_server_runner::start(const process_spec& spec, std::string* error) {
     return m_real.start(spec, error);
 }
 
@@ -269,7 +269,7 @@ fork_server* fork_server_runner::get_server(const process_spec& spec, const canc
         // A light server serving a script that needs torch: replace it by one that imports it.
         if (!(srv.light && heavy)) {
             if (srv.ready.is_null()) return await_ready(key, cancel);  // prestarted: ready, or why it died
-            if (srv.session->alive()) return &srv;
+            if (srv.connection->alive()) return &srv;
         }
         m_servers.erase(it);  // died between runs (or too light): start another (bounded below)
     }
@@ -317,10 +317,10 @@ bool fork_server_runner::spawn(const fork_server_key& key, bool heavy) {
     srv->light = !heavy;
     std::string err;
     if (auto kept = connect_kept(sp, heavy)) {
-        srv->session = std::move(kept);
+        srv->connection = std::move(kept);
         srv->kept = true;
-    } else if (auto session = m_real.start(sp, &err)) {
-        srv->session = std::move(session);
+    } else if (auto conn = m_real.start(sp, &err)) {
+        srv->connection = std::move(conn);
     } else {
         give_up("the fork server could not be started: " + err);
         return false;
@@ -329,10 +329,10 @@ bool fork_server_runner::spawn(const fork_server_key& key, bool heavy) {
     return true;
 }
 
-/// A session with the kept server for this interpreter and import environment (started
+/// A connection to the kept server for this interpreter and import environment (started
 /// detached when none runs); nullptr, with stats().kept_note saying why, when kept servers
 /// are off (HOTKERNEL_KEEP_WARM_S=0, the MCP server's own pool) or one cannot be used.
-std::unique_ptr<process_session> fork_server_runner::connect_kept(const process_spec& private_spec, bool heavy) {
+std::unique_ptr<server_connection> fork_server_runner::connect_kept(const process_spec& private_spec, bool heavy) {
     std::string bad;
     const double idle_s = keep_warm_s(&bad);
     if (!bad.empty()) m_stats.kept_note = bad;
@@ -357,16 +357,16 @@ std::unique_ptr<process_session> fork_server_runner::connect_kept(const process_
     sp.env_set["HOTKERNEL_FORKSERVER_SOCKET"] = socket.string();
     sp.env_set["HOTKERNEL_FORKSERVER_IDLE_S"] = fmt::format("{}", idle_s);
     std::string err;
-    auto session = m_real.connect_kept(sp, socket, dir / ("fs-" + id + ".log"), &err);
-    if (!session) m_stats.kept_note = err;
-    return session;
+    auto conn = m_real.connect_kept(sp, socket, dir / ("fs-" + id + ".log"), &err);
+    if (!conn) m_stats.kept_note = err;
+    return conn;
 }
 
 /// Reads the ready line of the server filed under `key`; nullptr (and forking given up)
 /// when it cannot fork, dies or is not ready in time.
 fork_server* fork_server_runner::await_ready(const fork_server_key& key, const cancel_token& cancel) {
     fork_server& srv = *m_servers.at(key);
-    process_session* session = srv.session.get();
+    server_connection* connection = srv.connection.get();
     auto fail = [&](const std::string& why) -> fork_server* {
         if (srv.kept && !m_no_kept) {
             // A kept server that went away before it was ready (reinstalled packages, idled
@@ -384,7 +384,7 @@ fork_server* fork_server_runner::await_ready(const fork_server_key& key, const c
     };
     const auto t0 = srv.started;
     while (true) {
-        auto line = session->read_line(0.25, cancel);
+        auto line = connection->read_line(0.25, cancel);
         if (line && line->from_channel) {
             fork_answer ready = decode_fork_answer(line->text);
             if (ready.what != fork_answer::kind::ready)
@@ -399,36 +399,36 @@ fork_server* fork_server_runner::await_ready(const fork_server_key& key, const c
             // (One from the MCP session's pool was marked reused when adopted: it may be a server
             // an earlier `new` started that finished its imports just now.)
             m_stats.server_reused = m_stats.server_reused ||
-                                 (srv.kept && (ready.line.value("connection", 1) > 1 || session->pid() == 0));
+                                 (srv.kept && (ready.line.value("connection", 1) > 1 || connection->pid() == 0));
             m_stats.server_age_s = ready.line.value("age_s", 0.0);
             srv.ready = std::move(ready.line);
             return &srv;
         }
         if (cancel.cancelled()) return nullptr;  // the fresh path sees the cancellation too
-        if (!line && !session->alive())
-            return fail("the fork server " + session->describe_exit() + " before it was ready" +
-                        stderr_part(*session));
+        if (!line && !connection->alive())
+            return fail("the fork server " + connection->describe_exit() + " before it was ready" +
+                        stderr_part(*connection));
         if (seconds_since(t0) > server_start_limit_s)
             return fail(fmt::format("the fork server was not ready after {:.0f} s", server_start_limit_s) +
-                        stderr_part(*session));
+                        stderr_part(*connection));
     }
 }
 
 std::optional<process_result> fork_server_runner::cancel_run(fork_server& srv, std::size_t id, const process_spec& spec) {
-    if (!srv.session->write_line(dump_line(encode_fork_cancel(id)))) return std::nullopt;
+    if (!srv.connection->write_line(dump_line(encode_fork_cancel(id)))) return std::nullopt;
     const auto t0 = steady::now();
     const cancel_token uncancelled;  // the call's own token is set: wait on one that is not
     // SIGTERM, the grace, SIGKILL, then up to 2 s draining pipes a stray holds.
     const double limit_s = spec.kill_grace_s + 2.0 + 5.0;
     while (seconds_since(t0) < limit_s) {
-        auto line = srv.session->read_line(0.25, uncancelled);
+        auto line = srv.connection->read_line(0.25, uncancelled);
         if (line && line->from_channel) {
             const fork_answer ans = decode_fork_answer(line->text);
             if (ans.id != id) continue;
             if (ans.what != fork_answer::kind::done) return std::nullopt;
             return decode_fork_done(ans.line, seconds_since(t0));
         }
-        if (!line && !srv.session->alive()) return std::nullopt;
+        if (!line && !srv.connection->alive()) return std::nullopt;
     }
     return std::nullopt;
 }
@@ -442,15 +442,15 @@ process_result fork_server_runner::forked(fork_server& srv, const process_spec& 
     const json req = encode_fork_request(id, as_forked, key_cwd(spec), srv.kept ? &env_now : nullptr);
     const auto key = key_of(spec);
     auto drop_server = [&] { m_servers.erase(key); };  // destroying it kills its group
-    if (!srv.session->write_line(dump_line(req))) {
-        give_up("the fork server " + srv.session->describe_exit() + stderr_part(*srv.session));
+    if (!srv.connection->write_line(dump_line(req))) {
+        give_up("the fork server " + srv.connection->describe_exit() + stderr_part(*srv.connection));
         drop_server();
         return fresh(spec, cancel, "");
     }
     const auto t0 = steady::now();
     const double limit_s = spec.timeout_s > 0 ? spec.timeout_s + spec.kill_grace_s + answer_slack_s : 7 * 86400.0;
     while (true) {
-        auto line = srv.session->read_line(0.25, cancel);
+        auto line = srv.connection->read_line(0.25, cancel);
         if (line && line->from_channel) {
             const fork_answer ans = decode_fork_answer(line->text);
             if (ans.id != id) continue;  // stale or foreign
@@ -476,11 +476,11 @@ process_result fork_server_runner::forked(fork_server& srv, const process_spec& 
             res.wall_s = seconds_since(t0);
             return res;
         }
-        if (!line && !srv.session->alive()) {
+        if (!line && !srv.connection->alive()) {
             // Killed during a run (by the run?): what it ran may have escaped with it. The run is
             // repeated as its own process, and the next one gets a new server started from
             // scratch, a private one: a child of this process, so its runs' orphans come back here.
-            m_stats.died_during_run.push_back(srv.session->describe_exit());
+            m_stats.died_during_run.push_back(srv.connection->describe_exit());
             drop_server();
             m_no_kept = true;
             return fresh(spec, cancel, "the fork server died during this run; it was repeated as a fresh process");

@@ -8,7 +8,7 @@
 // outlives this process (HOTKERNEL_KEEP_WARM_S). The forked child runs the file as `__main__`
 // with the spec's argv, env, cwd, stdin and result fd, so what runs is what the spec asked for.
 // Forking is given up, saying why, when the server cannot fork safely (CUDA initialised,
-// threads, no os.fork), cannot be started, dies, or the fallback runner cannot keep sessions;
+// threads, no os.fork), cannot be started, dies, or the fallback runner cannot hold server connections;
 // a spec a fork cannot honour (interpreter options, PYTHON*/LD_* set for it) runs fresh.
 #pragma once
 #include <chrono>
@@ -35,9 +35,9 @@ struct fork_server_key {
     auto operator<=>(const fork_server_key&) const = default;
 };
 
-/// One fork server: its session and the ready line it sent.
+/// One fork server: its connection and the ready line it sent.
 struct fork_server {
-    std::unique_ptr<process_session> session;
+    std::unique_ptr<server_connection> connection;
     json ready;
     bool light = false;
     bool kept = false;  ///< a kept server (over a socket): it outlives this process
@@ -107,14 +107,14 @@ public:
 
     using process_runner::run;
     process_result run(const process_spec& spec, const cancel_token& cancel) override;
-    std::unique_ptr<process_session> start(const process_spec& spec, std::string* error) override;
+    std::unique_ptr<server_connection> start(const process_spec& spec, std::string* error) override;
 
     /// Starts the server a run of `script` in `python` will need, without waiting for it to be
     /// ready: its imports overlap whatever the caller does before the first run. Returns the
     /// server filed for it (nullptr when none could be had; stats() says why).
     /// `isolated`: for `python -I` runs (the server is started so, see fork_server_key).
     fork_server* prestart(const std::string& python, const std::filesystem::path& script, bool isolated = false);
-    /// Ends every server this runner holds (destroying a session kills a private server's group;
+    /// Ends every server this runner holds (destroying a connection kills a private server's group;
     /// a kept server lives on).
     void end_servers();
 
@@ -127,7 +127,7 @@ private:
     fork_server* get_server(const process_spec& spec, const cancel_token& cancel);
     fork_server* adopt(const fork_server_key& key, std::unique_ptr<fork_server> pooled);
     bool spawn(const fork_server_key& key, bool heavy);
-    std::unique_ptr<process_session> connect_kept(const process_spec& private_spec, bool heavy);
+    std::unique_ptr<server_connection> connect_kept(const process_spec& private_spec, bool heavy);
     fork_server* await_ready(const fork_server_key& key, const cancel_token& cancel);
     process_result forked(fork_server& srv, const process_spec& spec, const cancel_token& cancel);
     /// Asks the server to stop run `id` (cancelled) and waits for its answer; nullopt when the

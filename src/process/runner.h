@@ -44,7 +44,7 @@ struct process_spec {
     /// Seconds between SIGTERM to the group and SIGKILL.
     double kill_grace_s = 2.0;
     /// The child closes stdout, stderr and its channel once its output is complete, then exits
-    /// (the harness, hotkernel_runner.py). A fork server may answer then, while the exit (a CUDA context's
+    /// (the harness, hotkernel_harness.py). A fork server may answer then, while the exit (a CUDA context's
     /// teardown, ~0.1 s) still runs, and reap it before the next fork: process_result::exit_pending.
     bool closes_before_exit = false;
     /// CPU affinity of the child (and so of everything it starts); empty: inherited. A GPU
@@ -80,19 +80,19 @@ struct process_result {
     [[nodiscard]] std::string describe(double timeout_s = 0) const;
 };
 
-/// One line read from a process_session: from the child's stdout or its result channel.
-struct session_line {
+/// One line read from a server_connection: from the child's stdout or its result channel.
+struct connection_line {
     std::string text;           ///< without the trailing newline
     bool from_channel = false;  ///< true: came from the private result channel, not stdout
 };
 
 /// A long-lived child talked to line by line (the warm fork server): requests go to its
 /// stdin, answers come back on stdout or on the private result channel (spec.result_channel).
-/// Its stderr is kept as a bounded tail for error messages. Destroying the session kills the
-/// child's whole process group and reaps it, so a session can never leak a process.
-class process_session {
+/// Its stderr is kept as a bounded tail for error messages. Destroying the connection kills the
+/// child's whole process group and reaps it, so a connection can never leak a process.
+class server_connection {
 public:
-    virtual ~process_session() = default;
+    virtual ~server_connection() = default;
     [[nodiscard]] virtual int pid() const = 0;
     /// Writes `line` plus a newline to the child's stdin. False when the child is gone or
     /// its stdin is closed (never raises SIGPIPE).
@@ -101,8 +101,8 @@ public:
     /// both have one), waiting at most timeout_s (<= 0: only what is already there).
     /// nullopt on timeout, on cancellation, or when the child has exited and both streams
     /// are drained. While it waits it also collects stderr, so the child never blocks on it.
-    virtual std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) = 0;
-    std::optional<session_line> read_line(double timeout_s) { return read_line(timeout_s, cancel_token{}); }
+    virtual std::optional<connection_line> read_line(double timeout_s, const cancel_token& cancel) = 0;
+    std::optional<connection_line> read_line(double timeout_s) { return read_line(timeout_s, cancel_token{}); }
     /// True while the child has not exited (reaps it when it has).
     [[nodiscard]] virtual bool alive() = 0;
     /// SIGTERM to the whole group, SIGKILL after spec.kill_grace_s, then reap. Idempotent.
@@ -111,9 +111,9 @@ public:
     [[nodiscard]] virtual std::string stderr_tail() = 0;
     /// "exited with status 1", "killed by signal 9 (SIGKILL)", or "running".
     [[nodiscard]] virtual std::string describe_exit() = 0;
-    /// A kept server's session started by this process: waits up to timeout_s until the server
+    /// A connection to a kept server this process started: waits up to timeout_s until the server
     /// accepts connections (it listens before its imports), so a caller that leaves at once
-    /// (`new`) leaves a server the next hotkernel finds. True once connected; other sessions: true.
+    /// (`new`) leaves a server the next hotkernel finds. True once connected; other connections: true.
     virtual bool wait_listening(double timeout_s) {
         (void)timeout_s;
         return true;
@@ -143,20 +143,20 @@ public:
     virtual void cancel(job_id id);
     virtual process_result result(job_id id);     ///< blocks until finished; one call per job
 
-    /// Starts `spec` as an interactive session (see process_session); spec.timeout_s, when
-    /// > 0, caps the session's whole life. Returns nullptr with *error set when the program
-    /// cannot be started, or when this runner cannot keep sessions (the default: a replaying
+    /// Starts `spec` as a long-lived child over pipes (a server_connection); spec.timeout_s, when
+    /// > 0, caps the child's whole life. Returns nullptr with *error set when the program
+    /// cannot be started, or when this runner cannot hold server connections (the default: a replaying
     /// test runner); callers then fall back to run().
-    virtual std::unique_ptr<process_session> start(const process_spec& spec, std::string* error);
+    virtual std::unique_ptr<server_connection> start(const process_spec& spec, std::string* error);
 
     /// A server that outlives this process (the kept fork server), talked to over the Unix
     /// socket `socket`: takes the lock file `<socket>.lock` without waiting (another client
     /// holds it: nullptr, *error says so), connects, and when nothing listens starts `spec`
     /// detached (setsid, stdin /dev/null, stdout and stderr to `log`, cwd /) and
-    /// returns at once: the session connects on its first read_line, once the server listens.
-    /// Lines it reads come as from_channel. Destroying the session closes the connection and
+    /// returns at once: the connection is made at its first read_line, once the server listens.
+    /// Lines it reads come as from_channel. Destroying it closes the connection and
     /// releases the lock; the server lives on. The default: nullptr (a test runner).
-    virtual std::unique_ptr<process_session> connect_kept(const process_spec& spec,
+    virtual std::unique_ptr<server_connection> connect_kept(const process_spec& spec,
                                                           const std::filesystem::path& socket,
                                                           const std::filesystem::path& log, std::string* error);
 
@@ -171,8 +171,8 @@ class posix_runner final : public process_runner {
 public:
     using process_runner::run;
     process_result run(const process_spec& spec, const cancel_token& cancel) override;
-    std::unique_ptr<process_session> start(const process_spec& spec, std::string* error) override;
-    std::unique_ptr<process_session> connect_kept(const process_spec& spec, const std::filesystem::path& socket,
+    std::unique_ptr<server_connection> start(const process_spec& spec, std::string* error) override;
+    std::unique_ptr<server_connection> connect_kept(const process_spec& spec, const std::filesystem::path& socket,
                                                   const std::filesystem::path& log, std::string* error) override;
 };
 

@@ -174,7 +174,7 @@ const char* signal_name(int sig) {
     }
 }
 
-/// A waitpid status as the sessions' describe_exit says it: "exited with status 1", "was killed
+/// A waitpid status as the connections' describe_exit says it: "exited with status 1", "was killed
 /// by signal 9 (SIGKILL)".
 std::string describe_wait_status(int status) {
     if (WIFSIGNALED(status)) {

@@ -1,4 +1,4 @@
-// Inside src/process/ only: what run(), the pipe session and the socket session share to start
+// Inside src/process/ only: what run(), the pipe connection and the socket connection share to start
 // and reap children. Nothing outside src/process/ includes this.
 #pragma once
 #include <spawn.h>
@@ -40,7 +40,7 @@ int spawn_in_own_group(const std::filesystem::path& exe, const process_spec& spe
 /// A steady-clock point `seconds` (clamped at 0) from now.
 clock_type::time_point after_s(double seconds);
 const char* signal_name(int sig);
-/// A waitpid status as the sessions' describe_exit says it: "exited with status 1", "was killed
+/// A waitpid status as the connections' describe_exit says it: "exited with status 1", "was killed
 /// by signal 9 (SIGKILL)".
 std::string describe_wait_status(int status);
 

@@ -27,7 +27,7 @@ std::filesystem::path embedded_python_dir();
 /// What the checks of embedded_python_dir() found since the last call ("name (other bytes)",
 /// "__pycache__"), each once; empty when the folder held only what hotkernel wrote.
 std::vector<std::string> take_python_dir_findings();
-/// sha256 of every embedded file's text, by file name: the runner checks the bytes it loads against these.
+/// sha256 of every embedded file's text, by file name: the harness checks the bytes it loads against these.
 std::map<std::string, std::string> embedded_python_hashes();
 
 /// The protocol number the embedded contract declares (PROTOCOL = N).

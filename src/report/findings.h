@@ -55,7 +55,7 @@ enum class finding_id {
     profile_check_untrusted,
     measured_unsandboxed,
     full_record_unwritten,
-    // the trusted runner's flags (python/hotkernel_runner.py, `_flag`)
+    // the harness's flags (python/hotkernel_harness.py, `_flag`)
     persisting_l2,
     work_outside_timed_region,
     // new
@@ -185,7 +185,7 @@ finding script_check_failed(std::string_view runs);
 finding single_run();
 finding slow_first_run(double first_ms, double rest_mean_ms);
 finding runner_declared_invalid(std::size_t run, std::string_view reason);
-/// A flag the trusted runner raised (python/hotkernel_runner.py `_flag`): its message, then what
+/// A flag the harness raised (python/hotkernel_harness.py `_flag`): its message, then what
 /// the catalogue says to do. nullopt for an id the catalogue has no flag of.
 std::optional<finding> runner_flag(std::string_view id, std::string_view message);
 finding description_changed(std::string_view what);

@@ -120,7 +120,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
                                      script));
     if (a.plot) plot::check_plot_arg(*a.plot);
     const std::string python = resolve_python(ctx);
-    // Protocol-3 targets run under the trusted runner; every run is forked from a warm
+    // Protocol-3 targets run under the harness; every run is forked from a warm
     // interpreter unless warm=false or forking is unsafe (the result says which).
     const trust_options trust{.isolated = a.isolate, .allow_unsandboxed = a.allow_unsandboxed};
     auto launcher = make_warm_launcher(make_launcher_for({script}, trust), a.warm, ctx.fork_servers);
@@ -215,7 +215,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     }
     for (auto& w : launcher->warnings()) warnings.push_back(std::move(w));
     describe_trust(result, warnings, *launcher, {script});
-    for (const auto& r : runs)  // the trusted runner's verdict on a run (patched harness, forged result, ...)
+    for (const auto& r : runs)  // the harness's verdict on a run (patched harness, forged result, ...)
         if (r.status == run_status::invalid)
             warnings.push_back(findings::runner_declared_invalid(r.index, r.reason.empty() ? "no reason given" : r.reason));
     if (!launcher->trusted())

@@ -36,11 +36,11 @@ bound_param<Args> allow_unsandboxed_arg(bool Args::*member) {
                           .default_value = false});
 }
 
-/// `isolate`: start the trusted runner's interpreter isolated from the user's start-up files.
+/// `isolate`: start the harness's interpreter isolated from the user's start-up files.
 template <class Args>
 bound_param<Args> isolate_arg(bool Args::*member) {
     return param(member, {.name = "isolate",
-                          .summary = "Trusted runner as `python -I`",
+                          .summary = "Harness as `python -I`",
                           .details = "-I also applies to its fork server: no user site-packages or their .pth files, "
                                      "no PYTHONPATH, PYTHONSTARTUP, PYTHONHOME, ...; the target's own folder stays "
                                      "importable. false is for a torch found only through them.",

@@ -18,7 +18,7 @@ namespace hotkernel {
 namespace fs = std::filesystem;
 namespace {
 
-/// What the runner wrote on its channel: one {"stage", "t"} line per stage begun, then the result.
+/// What the harness wrote on its channel: one {"stage", "t"} line per stage begun, then the result.
 struct runner_lines {
     json result;        ///< the last line that is not a stage (null when none)
     std::string stage;  ///< the last stage begun, cut short
@@ -45,7 +45,7 @@ runner_lines read_runner_lines(const std::string& channel) {
     return r;
 }
 
-/// " while importing torch (from 1.2 s on)": what the runner was doing when it stopped.
+/// " while importing torch (from 1.2 s on)": what the harness was doing when it stopped.
 std::string while_stage(const runner_lines& lines, const std::string& python) {
     if (lines.stage.empty()) return fmt::format(" while {} was starting (before it imported anything)", python);
     return fmt::format(" while {} (from {:.1f} s on)", lines.stage, lines.stage_t);
@@ -122,7 +122,7 @@ json handle(const torch_profile_args& args, tool_context& ctx) {
         warnings.push_back(findings::no_kernel_ran());
     if (!res.ok()) warnings.push_back(findings::runner_exit_after_result(res.describe(timeout_s), "script_output_tail"));
     out["warnings"] = warnings;
-    // The script's own prints went to stderr (stdout is redirected there by the runner).
+    // The script's own prints went to stderr (stdout is redirected there by the harness).
     out["script_output_tail"] = tail_text(res.stderr_text, 1500);
     return out;
 }

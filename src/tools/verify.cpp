@@ -242,7 +242,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     }
     if (a.plot) plot::check_plot_arg(*a.plot);
     const std::string python = resolve_python(ctx);
-    // Protocol-3 pairs run under the trusted runner (the candidate under the baseline's TARGET);
+    // Protocol-3 pairs run under the harness (the candidate under the baseline's TARGET);
     // every run is forked from a warm interpreter unless warm=false or forking is unsafe.
     const trust_options trust{.isolated = a.isolate, .allow_unsandboxed = a.allow_unsandboxed};
     auto launcher = make_warm_launcher(make_launcher_for({baseline, candidate}, trust), a.warm,

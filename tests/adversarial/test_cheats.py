@@ -82,7 +82,7 @@ def test_honest_candidate_passes_clean(target, body):
     ok, why = harness.judge("clean", rc, res, err)
     assert ok, "honest candidate %s raised a false alarm: %s" % (body.stem, why)
     cand_runs = [r for r in res["runs"] if r["role"] == "candidate"]
-    assert cand_runs and all(r["line"].get("trusted") for r in cand_runs), "runs did not go through the trusted runner"
+    assert cand_runs and all(r["line"].get("trusted") for r in cand_runs), "runs did not go through the harness"
 
 
 def test_copying_repeated_inputs_gains_nothing(tmp_path):

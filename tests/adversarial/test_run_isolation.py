@@ -94,7 +94,7 @@ def test_a_planted_bytecode_cache_is_removed_and_never_loaded(home):
     assert not _gained(res), "the planted contract slowed the baseline: %s" % harness._runs_text(res)
     assert not _gained(later), "a later honest verify read faster: %s" % harness._runs_text(later)
     assert "python_cache_tampered" in _ids(res, "warnings"), res.get("warnings")
-    py_dir = Path(res["runner"]["contract_path"]).parent
+    py_dir = Path(res["harness"]["contract_path"]).parent
     assert sorted(p.name for p in py_dir.iterdir()) == sorted(p.name for p in py_dir.glob("hotkernel_*.py"))
 
 

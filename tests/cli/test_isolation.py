@@ -1,4 +1,4 @@
-# The trusted runner's interpreters start isolated from the user's start-up files (`python -I`):
+# The harness's interpreters start isolated from the user's start-up files (`python -I`):
 # a .pth in the user site and a sitecustomize on PYTHONPATH never run, in a fresh run or in a
 # fork server (its forks inherit it), unless isolate=false asks for them; the target's own
 # folder stays importable.
@@ -55,7 +55,7 @@ def test_user_start_up_files_do_not_run_unless_asked_for(target, tmp_path, warm)
     cmd = [BIN, "--python", py, "--json", "bench", str(base), "--n", "1"] + ([] if warm else ["--no-warm"])
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, **env))
     assert p.returncode == 0, p.stderr[-2000:]
-    assert sorted(os.listdir(env["HK_ISO_MARKERS"])) == [], "a start-up file ran in the trusted runner"
+    assert sorted(os.listdir(env["HK_ISO_MARKERS"])) == [], "a start-up file ran in the harness"
     p = subprocess.run(cmd + ["--no-isolate"], capture_output=True, text=True, timeout=600,
                        env=dict(os.environ, **env))
     assert p.returncode == 0, p.stderr[-2000:]

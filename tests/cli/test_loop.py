@@ -129,7 +129,7 @@ def test_bench_warns_about_noise_and_failed_checks(tmp_path):
 
 
 def test_profile_check_is_the_harness_s_own_and_says_when_it_could_not_run(tmp_path):
-    # A plain script's line cannot supply the cross-check: only the trusted runner profiles.
+    # A plain script's line cannot supply the cross-check: only the harness profiles.
     f = Fake(tmp_path)
     s = f.script("k.py", line={"profile_check": {"ms_over_span": 1.0, "span_per_call_ms": 1.0}})
     out = hk_json("bench", s, "--n", "2", "--profile-check", env=f.env())

@@ -154,7 +154,7 @@ def test_profile_timeouts_name_what_they_waited_for(tmp_path, tool, mode, waitin
 def test_measuring_ignores_profile_mode_in_the_callers_environment(scaffold, tmp_path):
     py, d = copy_of(scaffold, tmp_path)
     env = {"HOTKERNEL_PROFILE": "1", "HOTKERNEL_KEEP_WARM_S": "0"}
-    # the trusted runner: a protocol-3 target is measured as ever
+    # the harness: a protocol-3 target is measured as ever
     rc, r, _, err = hk("--python", py, "--json", "bench", str(d / "gelu_candidate.py"), "--n", "1", "--no-warm",
                        tmp_path=tmp_path, env=env, timeout=300)
     assert rc == 0, err

@@ -329,12 +329,12 @@ print('OK')
 
 
 def test_timed_replays_get_fresh_values_in_place(py, gelu):
-    # The trusted runner's fresh_values (before every timed graph replay; CPU tensors here): the
+    # The harness's fresh_values (before every timed graph replay; CPU tensors here): the
     # rotated inputs change in place, shared ones stay; with no rotation every input changes.
     py_snippet(py, """
 import sys
 sys.path.insert(0, %r)
-import torch, hotkernel_contract as hk, hotkernel_runner as runner
+import torch, hotkernel_contract as hk, hotkernel_harness as runner
 for rotate, changed in ((["x"], {"x"}), ([], {"x", "w"})):
     t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"},
                    "rotate": rotate, "device": "cpu", "dtype": "fp32"})
@@ -358,7 +358,7 @@ def test_a_deferred_checks_copies_show_when_they_are_rewritten(py, gelu):
     py_snippet(py, """
 import sys
 sys.path.insert(0, %r)
-import torch, hotkernel_contract as hk, hotkernel_runner as runner
+import torch, hotkernel_contract as hk, hotkernel_harness as runner
 t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"}, "device": "cpu",
                "dtype": "fp32"})
 run = runner.TrustedRun(hk, torch, t, 1234)
@@ -380,7 +380,7 @@ print("OK")
 
 
 def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
-    # The trusted runner on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
+    # The harness on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
     # least a quarter) checked, picked after the sample, plus the spot checks. An honest kernel
     # gets exactly that many checks a sample; one faking one call of every six is caught within
     # 40 samples (it passes a sample with probability <= 1/2: 1e-12 for the run).
@@ -388,7 +388,7 @@ def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
 import os, sys
 sys.path.insert(0, %r)
 os.environ["HOTKERNEL_CACHE_BYTES"] = str(256 << 10)  # K = 6 (64 KiB a call): 6 calls a sample, however slow
-import torch, torch.nn.functional as F, hotkernel_contract as hk, hotkernel_runner as runner
+import torch, torch.nn.functional as F, hotkernel_contract as hk, hotkernel_harness as runner
 assert [runner.cpu_checked_calls(n) for n in (1, 2, 3, 6, 12, 13, 48)] == [1, 2, 3, 3, 3, 4, 12]
 t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x128", "device": "cpu",
                "dtype": "fp32", "iters": 6, "samples": 40, "warmup_s": 0.01})

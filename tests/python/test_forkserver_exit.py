@@ -1,4 +1,4 @@
-"""The fork server's answer for a run that closes its pipes before it exits (the trusted runner,
+"""The fork server's answer for a run that closes its pipes before it exits (the harness,
 whose exit tears down a CUDA context): answered at the close, reaped before the next fork or
 while the client is quiet, and waited for when the server ends. Driven over the server's own
 line protocol, light mode (no torch)."""

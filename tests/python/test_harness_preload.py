@@ -13,7 +13,7 @@ import os, sys, hashlib
 sys.path.insert(0, sys.argv[1])
 import torch
 import hotkernel_contract as hk
-import hotkernel_runner as R
+import hotkernel_harness as R
 import hotkernel_defences as D
 codes = list(D.harness_codes([hk, R, D]).values())
 plain = D.torch_names(codes)
@@ -57,8 +57,8 @@ fs = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(fs)
 fs._precompile()
 keys = [k for k in fs._COMPILED if k != "torch_names"]
-assert {os.path.basename(p) for p, _ in keys} >= {"hotkernel_runner.py", "hotkernel_contract.py"}, keys
-runner = os.path.join(d, "hotkernel_runner.py")
+assert {os.path.basename(p) for p, _ in keys} >= {"hotkernel_harness.py", "hotkernel_contract.py"}, keys
+runner = os.path.join(d, "hotkernel_harness.py")
 import runpy
 ran = []
 runpy.run_path = lambda path, run_name=None: ran.append(("compiled afresh", path))

@@ -214,8 +214,8 @@ def test_trusted_bench_reports_where_each_run_went_and_what_it_could_not_profile
     assert any("no run reported a profile of its timed graph" in w["message"] for w in out["warnings"])  # CPU: no graph
     for run in out["runs"]:
         ph = run["line"]["phases_s"]
-        assert {"prepare", "check", "warmup", "timing_and_checks", "in_runner"} <= set(ph)
-        assert ph["in_runner"] <= run["wall_s"] + 0.05
+        assert {"prepare", "check", "warmup", "timing_and_checks", "in_harness"} <= set(ph)
+        assert ph["in_harness"] <= run["wall_s"] + 0.05
         if "process_age" in ph:  # from /proc: the fork (or exec) came before the runner started
-            assert ph["in_runner"] - 0.05 <= ph["process_age"] <= run["wall_s"] + 0.05
+            assert ph["in_harness"] - 0.05 <= ph["process_age"] <= run["wall_s"] + 0.05
         assert run["line"]["calls_per_sample"] == run["line"]["rotate_k"]  # no set repeats within a sample

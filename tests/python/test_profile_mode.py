@@ -83,7 +83,7 @@ print(json.dumps({"res": res, "rows": rows, "stages": stages, "file": hk.__file_
     assert "aten::randn" not in rows and "aten::normal_" not in rows
     assert r["stages"][0] == "importing gelu_counting.py"
     assert (gelu / "calls.txt").read_text().count("\n") == 8
-    assert r["file"].startswith(str(ROOT / "python"))  # hotkernel's copy, as the trusted runner uses
+    assert r["file"].startswith(str(ROOT / "python"))  # hotkernel's copy, as the harness uses
 
 
 def test_script_role_reads_the_main_call(py, gelu):
@@ -95,7 +95,7 @@ print(hk.script_role('gelu_baseline.py'), hk.script_role('gelu_candidate.py'), h
 
 
 def test_measuring_paths_never_enter_profile_mode(py, gelu):
-    """run_file (what the trusted runner's harness builds on) and measure() ignore HOTKERNEL_PROFILE."""
+    """run_file (what the harness's harness builds on) and measure() ignore HOTKERNEL_PROFILE."""
     out = py_snippet(py, """
 import json, os, sys
 os.environ["HOTKERNEL_PROFILE"] = "1"

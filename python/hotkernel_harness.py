@@ -1,6 +1,6 @@
-"""hotkernel trusted runner: measures a protocol-3 target file under the binary's own contract.
+"""hotkernel harness: measures a protocol-3 target file under the binary's own contract.
 
-The binary starts `python <embedded dir>/hotkernel_runner.py --run FILE --role ROLE
+The binary starts `python <embedded dir>/hotkernel_harness.py --run FILE --role ROLE
 [--target-from BASELINE]` with a private result pipe (fd in HOTKERNEL_RESULT_FD) and one JSON
 line on stdin: {"nonce": ..., "check_seed": ..., "clock": SOCKET, "scratch": ..., "caches": [...],
 "py_sha256": {file: sha256}}. Order matters; everything the candidate could tamper with is set up
@@ -8,7 +8,7 @@ before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
-     the nonce and the fd go to the runner's audit hook (hotkernel_defences.install_watch), the
+     the nonce and the fd go to the harness's audit hook (hotkernel_defences.install_watch), the
      only holder: no frame on the stack while the candidate runs has them;
   2. load the defences and the contract from beside this file (the binary's copies) by their
      bytes, each checked against py_sha256 and never read from a bytecode cache, and pre-load the
@@ -18,7 +18,7 @@ before its file is imported:
   4. build the check inputs from the hidden seed and their fp32 reference; poison the allocator
      with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
      references are computed only after the sample, so no answer exists while they run;
-  5. snapshot the harness (contract, runner, timer and torch functions) to detect patching;
+  5. snapshot the harness (contract, harness, timer and torch functions) to detect patching;
   6. time the empty samples the parent's clock needs (the fixed cost of a sample); apply the
      kernel sandbox (hotkernel_sandbox.py: Landlock, no_new_privs, resource limits; a run is
      refused where none could be applied, unless hotkernel says allow_unsandboxed);
@@ -55,7 +55,7 @@ import time
 import traceback
 import types
 
-RUNNER_PROTOCOL = 1
+HARNESS_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Bound by _load_defences() from hotkernel_defences.py, hotkernel_sandbox.py and
 # hotkernel_release.py, once their bytes are checked.
@@ -430,7 +430,7 @@ class TrustedRun:
         return per_set if any(per_set) else []
 
     def _picked(self, *groups):
-        """The views of MIX_SETS sets (all of them when there are fewer), picked by the runner's
+        """The views of MIX_SETS sets (all of them when there are fewer), picked by the harness's
         own generator before the release, one flat list per group (the timed inputs; the
         harness's copies of them, the same sets). Each list is multiplied by 1.0 at once: the
         mix inside the window then runs on warm code and cache lines, as in the empty samples."""
@@ -1227,21 +1227,21 @@ def _fake_fraction():
 
 def _take_secrets(args):
     """Reads the private input, loads our modules from their checked bytes, moves the result fd
-    and hands both secrets (the nonce and the fd) to the runner's audit hook, the only place that
+    and hands both secrets (the nonce and the fd) to the harness's audit hook, the only place that
     keeps them: no frame on the stack while the candidate runs holds them. Returns the rest of
     the input (the check seed, the parent's clock, the scratch folder and caches, ...)."""
     secret = _read_private_input()
     result_fd = _private_result_fd()
     try:  # this file as the interpreter read it, and the modules it needs, from checked bytes
         expected = _expected_hashes(secret)
-        _checked_bytes("hotkernel_runner.py", expected)
-        if expected is not None and _RAN_SHA256 is not None and _RAN_SHA256 != expected.get("hotkernel_runner.py"):
-            raise UncheckedSource("the fork server ran hotkernel_runner.py from bytes of sha256 %s, not the binary's "
-                                  "%s" % (_RAN_SHA256[:12], str(expected.get("hotkernel_runner.py"))[:12]))
+        _checked_bytes("hotkernel_harness.py", expected)
+        if expected is not None and _RAN_SHA256 is not None and _RAN_SHA256 != expected.get("hotkernel_harness.py"):
+            raise UncheckedSource("the fork server ran hotkernel_harness.py from bytes of sha256 %s, not the binary's "
+                                  "%s" % (_RAN_SHA256[:12], str(expected.get("hotkernel_harness.py"))[:12]))
         _load_defences(expected)
     except UncheckedSource as e:  # nothing of ours can be trusted to watch: one invalid line, then out
         line = json.dumps({"protocol": 3, "status": "invalid", "ok": False, "ms": 0.0, "role": args.role,
-                           "reason": str(e), "trusted": True, "runner_protocol": RUNNER_PROTOCOL,
+                           "reason": str(e), "trusted": True, "harness_protocol": HARNESS_PROTOCOL,
                            "nonce": secret.get("nonce")}) + "\n"
         if result_fd is None:
             sys.stdout.write(line)
@@ -1372,10 +1372,10 @@ def _run_released(args, inputs, release):
     phases["import_candidate"] = t_loaded - t_import
     if not target.workloads:
         phases.update(trun.phases)
-    phases["in_runner"] = time.perf_counter() - t_start
+    phases["in_harness"] = time.perf_counter() - t_start
     age = _process_age_s()
     if age is not None:
-        phases["process_age"] = age  # since fork/exec: in_runner plus the start before the runner ran
+        phases["process_age"] = age  # since fork/exec: in_harness plus the start before the harness ran
     result["phases_s"] = {k: round(v, 4) for k, v in phases.items()}
     result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
     result["check_seed"] = "hidden"
@@ -1391,7 +1391,7 @@ def _run_released(args, inputs, release):
 
 
 def _finish_workload(trun, result, fake_fraction):
-    """What the runner adds to one workload's result after its measurement: how its calls were
+    """What the harness adds to one workload's result after its measurement: how its calls were
     checked, the host's time, the profile cross-check, its phases; and the test-only fake speedup."""
     if fake_fraction and result.get("status") == "ok":
         keep = 1.0 - fake_fraction
@@ -1420,7 +1420,7 @@ def _finish_workload(trun, result, fake_fraction):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(prog="hotkernel_runner.py")
+    p = argparse.ArgumentParser(prog="hotkernel_harness.py")
     p.add_argument("--run", required=True)
     p.add_argument("--role", choices=("baseline", "candidate"), default="candidate")
     p.add_argument("--target-from")
@@ -1436,7 +1436,7 @@ def main(argv):
         traceback.print_exc()
         result = {"protocol": 3, "status": "error", "ok": False, "ms": None, "role": args.role,
                   "reason": "internal: %s: %s" % (type(e).__name__, e)}
-    result["runner_protocol"] = RUNNER_PROTOCOL
+    result["harness_protocol"] = HARNESS_PROTOCOL
     if result.get("status") == "error":
         sys.stderr.write("hotkernel: %s\n" % result.get("reason"))
     # The audit hook adds what it saw, the nonce, and writes the line (to stdout when run by hand).
@@ -1493,7 +1493,7 @@ def _same_digest(a, b):
 
 def _finite(v):
     # The contract has its twin: each file stands alone (the contract is vendored beside targets,
-    # and the runner writes its line even when the contract could not be loaded).
+    # and the harness writes its line even when the contract could not be loaded).
     import math
     if isinstance(v, float) and not math.isfinite(v):
         return None

@@ -1,4 +1,4 @@
-// kept_session: a connection over a Unix socket to a server that outlives this process (the
+// socket_connection: a connection over a Unix socket to a server that outlives this process (the
 // kept fork server), with its lock file and detached start (posix_runner::connect_kept).
 #include <fcntl.h>
 #include <poll.h>
@@ -29,7 +29,7 @@ namespace hotkernel {
 
 using namespace spawn_detail;
 
-std::unique_ptr<process_session> process_runner::connect_kept(const process_spec&, const std::filesystem::path&,
+std::unique_ptr<server_connection> process_runner::connect_kept(const process_spec&, const std::filesystem::path&,
                                                               const std::filesystem::path&, std::string* error) {
     if (error) *error = "this process runner cannot keep servers";
     return nullptr;
@@ -39,11 +39,11 @@ namespace {
 
 /// A connection to a kept server (see connect_kept). Pending until the server listens: each
 /// read_line tries to connect first. Owns the lock fd; closing both is all its end does.
-class kept_session final : public process_session {
+class socket_connection final : public server_connection {
 public:
-    kept_session(int lock_fd, std::filesystem::path socket, std::filesystem::path log, pid_t spawned, int fd)
+    socket_connection(int lock_fd, std::filesystem::path socket, std::filesystem::path log, pid_t spawned, int fd)
         : m_lock(lock_fd), m_socket(std::move(socket)), m_log(std::move(log)), m_spawned(spawned), m_fd(fd) {}
-    ~kept_session() override {
+    ~socket_connection() override {
         terminate();
         if (m_lock >= 0) ::close(m_lock);  // releases the flock
     }
@@ -57,11 +57,11 @@ public:
         return false;
     }
 
-    std::optional<session_line> read_line(double timeout_s, const cancel_token& cancel) override {
+    std::optional<connection_line> read_line(double timeout_s, const cancel_token& cancel) override {
         const auto deadline = after_s(timeout_s);
         while (true) {
             if (auto nl = m_buf.find('\n'); nl != std::string::npos) {
-                session_line l{m_buf.substr(0, nl), true};
+                connection_line l{m_buf.substr(0, nl), true};
                 m_buf.erase(0, nl + 1);
                 return l;
             }
@@ -97,7 +97,7 @@ public:
     bool alive() override {
         if (m_closed) return false;
         if (m_fd >= 0) return true;
-        // Pending: alive while the server this session started has not exited.
+        // Pending: alive while the server this connection started has not exited.
         if (m_spawned > 0) {
             int status = 0;
             if (::waitpid(m_spawned, &status, WNOHANG) == m_spawned) {
@@ -174,7 +174,7 @@ public:
 private:
     int m_lock;
     std::filesystem::path m_socket, m_log;
-    pid_t m_spawned;  ///< the server this session started, or 0 (it was running already)
+    pid_t m_spawned;  ///< the server this connection started, or 0 (it was running already)
     int m_fd;
     std::string m_buf;
     bool m_closed = false, m_exited = false;
@@ -183,10 +183,10 @@ private:
 
 }  // namespace
 
-std::unique_ptr<process_session> posix_runner::connect_kept(const process_spec& spec,
+std::unique_ptr<server_connection> posix_runner::connect_kept(const process_spec& spec,
                                                             const std::filesystem::path& socket,
                                                             const std::filesystem::path& log, std::string* error) {
-    auto fail = [&](const std::string& why) -> std::unique_ptr<process_session> {
+    auto fail = [&](const std::string& why) -> std::unique_ptr<server_connection> {
         if (error) *error = why;
         return nullptr;
     };
@@ -197,8 +197,8 @@ std::unique_ptr<process_session> posix_runner::connect_kept(const process_spec& 
         ::close(lock_fd);
         return fail("another hotkernel is using the kept fork server");
     }
-    if (const int fd = kept_session::connect_unix(socket); fd >= 0)
-        return std::make_unique<kept_session>(lock_fd, socket, log, 0, fd);
+    if (const int fd = socket_connection::connect_unix(socket); fd >= 0)
+        return std::make_unique<socket_connection>(lock_fd, socket, log, 0, fd);
     if (errno == ENAMETOOLONG) {
         ::close(lock_fd);
         return fail("the socket path " + socket.string() + " is too long for a Unix socket");
@@ -229,7 +229,7 @@ std::unique_ptr<process_session> posix_runner::connect_kept(const process_spec& 
         return fail("cannot start " + spec.argv.at(0) + ": " + std::strerror(rc));
     }
     remember_kept(pid);
-    return std::make_unique<kept_session>(lock_fd, socket, log, pid, -1);
+    return std::make_unique<socket_connection>(lock_fd, socket, log, pid, -1);
 }
 
 }  // namespace hotkernel
