@@ -341,7 +341,7 @@ def test_an_mcp_session_keeps_its_fork_server_between_calls_and_ends_it_with_the
         assert first["launcher"] == second["launcher"] == "warm-fork"
         assert first["fork_server"]["reused"] is False
         assert second["fork_server"]["reused"] is True, second["launcher_reason"]
-        assert "kept from an earlier call" in second["launcher_reason"]
+        assert "pooled from an earlier call" in second["launcher_reason"]
         # No second import of torch: the second call's runs found it imported (by the kept server).
         assert all(r["line"]["torch_before_script"] for r in second["runs"]), second["runs"]
         assert procs_with_tag(tag), "the fork server should be alive between calls"
