@@ -19,7 +19,16 @@ class Primitives:
     """References to the timing primitives, taken before the candidate exists."""
 
     def __init__(self, torch):
+        import gc
+        import signal
         self.perf = time.perf_counter
+        # Quiet between a sample's end and the next one's release (TrustedRun._quiet): no
+        # collection (gc callbacks, finalizers of cycles) and no signal handler can run the
+        # candidate's code in this thread while the harness checks what the sample returned.
+        self.gc_disable, self.gc_enable, self.gc_isenabled = gc.disable, gc.enable, gc.isenabled
+        self.gc_callbacks = gc.callbacks  # the list itself: what is in it is compared, not replaced
+        self.sigmask = getattr(signal, "pthread_sigmask", None)
+        self.all_signals = signal.valid_signals() if hasattr(signal, "valid_signals") else set()
         self.cuda = torch.cuda.is_available()
         if self.cuda:
             self.Event = torch.cuda.Event
@@ -96,6 +105,7 @@ class Harness:
         # torch.isfinite, ...): replaced, a check or a time is the candidate's.
         used = torch_names(harness_codes([contract, runner_module, sys.modules[__name__]]).values(), known_names)
         self.critical_names |= {k for k in used if callable(vars(torch.cuda if k[0] == "torch.cuda" else torch).get(k[1]))}
+        self.own_modules = {"hotkernel_contract", "hotkernel_harness", "hotkernel_defences"}
         self.snap = self._take()
 
     def _take(self):
@@ -105,11 +115,15 @@ class Harness:
                 items = list(vars(obj).items())
             except TypeError:
                 continue
+            own = mod_name in self.own_modules
             for name, v in items:
-                if not callable(v):
-                    continue
-                code = getattr(v, "__code__", None)
-                snap[(mod_name, name)] = (id(v), id(code) if code is not None else None)
+                if callable(v):
+                    code = getattr(v, "__code__", None)
+                    snap[(mod_name, name)] = (id(v), id(code) if code is not None else None)
+                elif own and type(v) in CONSTANT_TYPES:
+                    # The harness's own settings (how many calls a sample checks, its budgets):
+                    # plain values, set once at import; changed, a check is the candidate's.
+                    snap[(mod_name, name)] = ("value", type(v).__name__, repr(v))
         return snap
 
     def changes(self):
@@ -185,6 +199,10 @@ def _torch_names_of(code):
     return found
 
 
+# Module-level values the snapshot compares by value in the harness's own modules.
+CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
+
+
 class ThreadWatch:
     """Counts threads and processes the candidate starts, by wrapping the start primitives."""
 
@@ -195,7 +213,11 @@ class ThreadWatch:
         self.counting = False
         self._thread = _thread
         self.originals = {}
+        # The OS thread ids of every Python thread started from here on, however it was started
+        # (threading, or _thread directly, which threading.enumerate() does not list).
+        self.native_ids = set()
         watch = self
+        native_id = threading.get_native_id
 
         def wrap(orig):
             def start(*a, **k):
@@ -204,12 +226,23 @@ class ThreadWatch:
                 return orig(*a, **k)
             return start
 
+        def wrap_thread(orig):
+            def start(function, *a, **k):
+                if watch.counting:
+                    watch.started += 1
+
+                def run(*fa, **fk):
+                    watch.native_ids.add(native_id())
+                    return function(*fa, **fk)
+                return orig(run, *a, **k)
+            return start
+
         for mod, name in ((_thread, "start_new_thread"), (_thread, "start_joinable_thread"),
                           (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
             orig = getattr(mod, name, None)
             if orig is not None:
                 self.originals[(mod, name)] = orig
-                setattr(mod, name, wrap(orig))
+                setattr(mod, name, wrap_thread(orig))
         # Processes too: a helper process can do the work (or load the GPU) after the call returns.
         try:
             import _posixsubprocess
@@ -331,6 +364,15 @@ SEEN.update({e: ("ctypes_read", "read raw memory through ctypes (%s)", True)
 # once: such a hook sees (and can rewrite) every frame's locals, the audit hook's included.
 SEEN.update({e: ("profile_hook", "installed a profile or trace hook (%s)", True)
              for e in ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")})
+# Ways to make code under another file's name (compile(source, name), code.replace, marshal).
+FORGING_EVENTS = ("compile", "code.__new__", "marshal.loads")
+# ctypes's own raw memory writers, by address (a call through them rewrites any object in place).
+try:
+    import ctypes as _ctypes
+    RAW_WRITES = {_ctypes._memmove_addr: "memmove", _ctypes._memset_addr: "memset"}
+except (ImportError, AttributeError):
+    RAW_WRITES = {}
+from marshal import loads as _marshal_loads  # noqa: E402
 # torch.compile's CPU code loads and calls its kernels through ctypes: counted only.
 CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
 # Signals to this process or others (stopping the baseline's harness); signal 0 (is it alive?) is
@@ -387,10 +429,42 @@ def install_watch(nonce, result_fd, main_code):
                 return False
             if name.startswith(st["lib_roots"]):
                 return True  # site-packages: torch, Triton, ...
-            if not name.startswith(st["stdlib"] + ("<",)):
+            # The standard library and the interpreter's frozen modules (importlib) pass the
+            # question to their caller; code under another "<...>" name (exec'd from a string) is
+            # nobody's the harness knows: the candidate's. No code can claim either name: making it
+            # under a library's file name or a frozen module's is an alarm (_judge, "compile").
+            if not name.startswith(st["stdlib"] + ("<frozen ",)):
                 return False
             f = f.f_back
         return True
+
+    def claims_library_name(filename):
+        """Whether code made under this file name would be taken for a library's or the standard
+        library's (asker_is_harness)."""
+        if isinstance(filename, bytes):
+            filename = filename.decode("utf-8", "replace")
+        return isinstance(filename, str) and filename.startswith(st["lib_roots"] + st["stdlib"] + ("<frozen ",))
+
+    def same_as_file(source, filename):
+        """Whether `source` is the file's own text (an import compiles a module's file as it is)."""
+        try:
+            with open(filename, "rb") as fh:
+                text = fh.read()
+        except (OSError, TypeError, ValueError):
+            return False
+        if isinstance(source, str):
+            source = source.encode("utf-8", "surrogateescape")
+        return isinstance(source, (bytes, bytearray, memoryview)) and bytes(source) == text
+
+    def forged_code_files(code, depth=0):
+        """The library file names a code object (and the code nested in it) claims."""
+        if depth > 50 or not hasattr(code, "co_filename"):
+            return []
+        out = [code.co_filename] if claims_library_name(code.co_filename) else []
+        for c in code.co_consts:
+            if hasattr(c, "co_filename"):
+                out += forged_code_files(c, depth + 1)
+        return out
 
     def note(kind, what, exposes):
         count(kind)
@@ -435,7 +509,8 @@ def install_watch(nonce, result_fd, main_code):
                 return
             note("audit_hook", "added an audit hook (sys.addaudithook)", False)
             raise RuntimeError("hotkernel: audit hooks are the harness's")
-        if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel."))):
+        if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel.", "code.",
+                                  "marshal.loads")) or event == "compile"):
             return
         with st["lock"]:
             st["busy"].add(tid)
@@ -508,6 +583,27 @@ def install_watch(nonce, result_fd, main_code):
                          False)
                 else:
                     count("code_replaced")
+            return
+        if event in FORGING_EVENTS:
+            # Code that claims a library's file name passes asker_is_harness's test as the library's:
+            # making such code is how the candidate would hide its heap walks and frame reads.
+            if event == "compile":
+                forged = claims_library_name(args[1]) and not same_as_file(args[0], args[1])
+                name = args[1]
+            elif event == "code.__new__":
+                forged, name = claims_library_name(args[1]), args[1]
+            else:  # marshal.loads: an import's own loads come from importlib, the library's
+                names = forged_code_files(_marshal_loads(args[0])) if isinstance(args[0], (bytes, bytearray)) else []
+                forged, name = bool(names), names[0] if names else None
+            if forged and not asker_is_harness():
+                note("forged_code", "made code under a library's file name (%s, by %s), which the harness would take "
+                                    "for the library's" % (str(name)[:200], event), True)
+            elif forged:
+                count("library_code_made")
+            return
+        if event == "ctypes.call_function" and args and args[0] in RAW_WRITES:
+            if not asker_is_harness():
+                note("ctypes_write", "wrote raw memory through ctypes (%s)" % RAW_WRITES[args[0]], True)
             return
         rule = SEEN.get(event)
         if rule is not None:

@@ -711,12 +711,59 @@ def _serve_one(req, requests):
     }
     if chan_r is not None:
         ans["channel_b64"] = base64.b64encode(tails[chan_r].value()).decode()
+    changed = _scheduling_restored()
+    if changed:
+        ans["server_changed"] = changed
     if _LISTEN_FD[0] is not None:
         ans["strays"] = _once_each(_LATE_STRAYS + left + _sweep_strays())  # killed at the answer, reaped by the sweep
         del _LATE_STRAYS[:]
     elif left:
         ans["strays"] = left
     return ans
+
+
+# This server's scheduling as it started: policy and its parameters, nice value, CPU affinity.
+# A run may change them for its parent (sched_setscheduler, setpriority, sched_setaffinity on
+# getppid() need no signal and no file), and every later run forked from here would inherit
+# them: checked and put back at every answer (_scheduling_restored).
+_SCHEDULING = [None]
+
+
+def _scheduling_now():
+    try:
+        return (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority, os.getpriority(os.PRIO_PROCESS, 0),
+                frozenset(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return None
+
+
+def _scheduling_restored():
+    """'' when this server's scheduling is as it started; else what a run changed, put back (the
+    answer says so, and hotkernel voids that run). A change it cannot undo (a nice value only a
+    privileged process may lower) ends the server once it has answered: no run forks from it again."""
+    was, now = _SCHEDULING[0], _scheduling_now()
+    if was is None or now is None or now == was:
+        return ""
+    what = []
+    if now[:2] != was[:2]:
+        what.append("scheduling policy %d (priority %d), was %d (%d)" % (now[0], now[1], was[0], was[1]))
+    if now[2] != was[2]:
+        what.append("nice %d, was %d" % (now[2], was[2]))
+    if now[3] != was[3]:
+        what.append("CPUs %s, was %s" % (sorted(now[3])[:16], sorted(was[3])[:16]))
+    try:
+        os.sched_setscheduler(0, was[0], os.sched_param(was[1]))
+        os.setpriority(os.PRIO_PROCESS, 0, was[2])
+        os.sched_setaffinity(0, was[3])
+    except OSError:
+        pass
+    if _scheduling_now() != was:
+        _END_AFTER_ANSWER[0] = True
+        what.append("not undone: this fork server ends")
+    return "a run changed the fork server's " + "; ".join(what)
+
+
+_END_AFTER_ANSWER = [False]
 
 
 def _parents():
@@ -843,6 +890,8 @@ def _serve(requests):
         if ans is None:  # the client went away during the run
             return False
         _send(ans)
+        if _END_AFTER_ANSWER[0]:
+            return True  # as a quit: a kept server stops listening, a private one ends
 
 
 def _import_stamp():
@@ -992,6 +1041,7 @@ def main():
     listening = _listen_kept(kept) if kept else None
     info, errors = _preload()
     _IMPORT_S[0] = time.perf_counter() - _T0
+    _SCHEDULING[0] = _scheduling_now()
     import gc
 
     if hasattr(gc, "freeze"):  # fewer copy-on-write page faults in each child

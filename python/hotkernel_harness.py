@@ -52,6 +52,7 @@ import json
 import os
 import random
 import time
+from signal import SIG_BLOCK, SIG_SETMASK
 import traceback
 import types
 
@@ -225,7 +226,12 @@ class TrustedRun:
         self.hk = hk
         self.torch = torch
         self.target = target
-        self.session = hk.prepare(target, seed=hidden_seed)
+        # The operators preparing the inputs and references calls, and their kernels as torch's
+        # dispatcher holds them now: a candidate that replaces one (torch.library on aten) would
+        # make the harness's own references its code (_dispatch_intact).
+        with _op_recorder(torch) as ops:
+            self.session = hk.prepare(target, seed=hidden_seed)
+        self._dispatch_tables = _dispatch_tables(torch, ops)
         s = self.session
         self.prims = Primitives(torch)
         self.rng = random.Random(int.from_bytes(os.urandom(8), "little"))
@@ -246,6 +252,8 @@ class TrustedRun:
         self.profiled = None
         self._profile_graph = None
         self.cpu_checked = None  # held calls a CPU sample checks (_picked_after_window)
+        self._quiet_state = None  # (gc was enabled, the signal mask before) while quiet (_quiet)
+        self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
         self._urandom = os.urandom  # taken now (before the candidate is imported): fresh values and the CPU's picks read it
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
@@ -388,15 +396,15 @@ class TrustedRun:
         return [o.clone() for o in outs] if len(outs) > 1 else outs[0].clone()
 
     def _thread_cpu_s(self, threads):
-        """CPU seconds used so far by the Python threads the candidate started (by native id)."""
+        """CPU seconds used so far by the Python threads the candidate started (by native id):
+        those threading lists, and those started through _thread directly (ThreadWatch)."""
         total = 0.0
         tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+        tids = set(threads.native_ids)
         for th in threads.threading.enumerate():
-            if th.ident in threads.before:
-                continue
-            tid = getattr(th, "native_id", None)
-            if tid is None:
-                continue
+            if th.ident not in threads.before and getattr(th, "native_id", None) is not None:
+                tids.add(th.native_id)
+        for tid in tids:
             try:
                 with open("/proc/self/task/%d/stat" % tid) as f:
                     fields = f.read().rsplit(")", 1)[1].split()
@@ -454,9 +462,53 @@ class TrustedRun:
             if views:
                 self._foreach_mul(views, factor)
 
+    def _quiet(self):
+        """From a sample's end until the next release: no garbage collection and no signal, so
+        nothing the candidate set up (a gc callback, a finalizer in a cycle, a timer's handler)
+        runs in this thread after the window to finish the sample's work before it is checked.
+        Its other threads are the thread watch's."""
+        p = self.prims
+        if self._quiet_state is not None:
+            return
+        was = p.gc_isenabled()
+        p.gc_disable()
+        mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
+        self._quiet_state = (was, mask)
+
+    def _dispatch_intact(self):
+        """Sets `tampered` when a kernel of an operator the references use was replaced in torch's
+        dispatcher, or a torch function or dispatch mode is still active outside the calls (the
+        harness's checks would run through the candidate's code)."""
+        if self.tampered:
+            return
+        changed = [op for op, table in self._dispatch_tables.items() if _dump_table(self.torch, op) != table]
+        if changed:
+            self.tampered = ("the candidate replaced the kernel of %s in torch's dispatcher, which the harness's "
+                             "references use" % ", ".join(sorted(changed)[:4]))
+            return
+        modes = _active_modes(self.torch)
+        if modes:
+            self.tampered = ("the candidate left %s active after its calls: the harness's checks would run through "
+                             "its code" % modes)
+
+    def _unquiet(self):
+        p = self.prims
+        if self._quiet_state is None:
+            return
+        was, mask = self._quiet_state
+        self._quiet_state = None
+        if mask is not None:
+            p.sigmask(SIG_SETMASK, mask)
+        if was:
+            p.gc_enable()
+        if list(p.gc_callbacks) != self._gc_callbacks:
+            self.tampered = self.tampered or ("the candidate added a garbage collector callback (gc.callbacks), which "
+                                              "runs its code between a sample's calls and their checks")
+
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
         views (the timed inputs, and the harness's copies of them)."""
+        self._unquiet()
         flat = self._picked(*groups)
         try:
             secret = self.release.ready("timed", calls)
@@ -465,11 +517,14 @@ class TrustedRun:
         self._mix(secret, flat)
 
     def _done(self):
-        """Ends a timed sample: its answer's arrival stops the parent's clock."""
+        """Ends a timed sample: its answer's arrival stops the parent's clock. Quiet first
+        (_quiet), inside the window, where the empty samples are quiet too."""
+        self._quiet()
         try:
             self.release.done()
         except OSError as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
+        self._dispatch_intact()
 
     def calibrate_release(self):
         """Before the candidate is imported, the parent times empty samples: every step of a timed
@@ -488,8 +543,8 @@ class TrustedRun:
             out = out[0] if len(out) == 1 else out
             empty = lambda *a: out  # noqa: E731
             for n in (0, EMPTY_CALLS):
-                order = [0] * n
-                spot = set(range(min(SPOT_CHECKS_PER_SAMPLE, n)))
+                order = (0,) * n
+                spot = frozenset(range(min(SPOT_CHECKS_PER_SAMPLE, n)))
                 for _ in range(EMPTY_SAMPLES):
                     flat = self._picked(views, views)  # a timed sample mixes the harness's copies too
                     secret = rel.ready("empty", n)
@@ -499,7 +554,9 @@ class TrustedRun:
                     self._eager_sample(empty, order, s.timed_sets, spot, (), s.is_cuda)
                     if s.is_cuda:
                         p.dev_sync()
+                    self._quiet()
                     rel.done()
+                    self._unquiet()
             return
         one, tiny = self._tiny_graph(1)
         for _ in range(EMPTY_SAMPLES):
@@ -510,12 +567,16 @@ class TrustedRun:
                 self._clock_start()
                 p.replay(one)
                 p.dev_sync()
+                self._quiet()
                 rel.done()
+                self._unquiet()
                 self._clock_stop()
             else:
                 a, b = self._timed_replay(one)
                 p.ev_sync(b)
+                self._quiet()
                 rel.done()
+                self._unquiet()
         if cupti:
             gap, gap_buf = self._tiny_graph(GAP_NODES)
             p.replay(gap)
@@ -526,7 +587,9 @@ class TrustedRun:
             self._clock_start()
             p.replay(gap)
             p.dev_sync()
+            self._quiet()
             rel.done()
+            self._unquiet()
             recs = self._clock_stop()
             if recs:
                 rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
@@ -574,8 +637,16 @@ class TrustedRun:
                 threads.counting = True
                 try:
                     samples, timer, note, timed_fail = self._time(fn)
+                except (hk.StageError, KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as e:
+                    if not _raised_in(e, getattr(getattr(fn, "__code__", None), "co_filename", None)):
+                        raise  # the harness's own failure: an internal error, with its traceback
+                    raise hk.StageError("call", "during timed calls %s raised %s: %s"
+                                        % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 finally:
                     threads.counting = False
+                    self._unquiet()
                 busy = self._thread_cpu_s(threads) - busy0
                 wall = self.prims.perf() - wall0
                 self.phases["timing_and_checks"] = wall
@@ -687,8 +758,10 @@ class TrustedRun:
         return round(CLOCK_PROBE_CYCLES / (ms * 1e3), 1) if ms > 0 else None
 
     def _spot_set(self, calls):
+        # frozenset: the candidate's calls can read it from the harness's frame (f_back is not
+        # audited), but not empty it in place.
         n = min(SPOT_CHECKS_PER_SAMPLE, calls)
-        return set(self.rng.sample(range(calls), n))
+        return frozenset(self.rng.sample(range(calls), n))
 
     def _picked_after_window(self, idx):
         """The held calls (their indices, idx) a CPU sample checks: cpu_checked_calls of them, drawn
@@ -793,10 +866,8 @@ class TrustedRun:
         out_bytes = max(self.session.out_bytes, 1)
         cap = max(2, int(HOLD_BUDGET_BYTES // out_bytes))
         if calls <= cap:
-            return set(range(calls))
-        keep = set(self.rng.sample(range(calls - 1), cap - 1))
-        keep.add(calls - 1)
-        return keep
+            return frozenset(range(calls))
+        return frozenset(self.rng.sample(range(calls - 1), cap - 1)) | {calls - 1}
 
     def _time(self, fn):
         s = self.session
@@ -825,8 +896,8 @@ class TrustedRun:
     def _time_calls(self, fn, cuda):
         """Per-call timing (CUDA events, or perf_counter on the CPU); every sample on fresh values."""
         s, p = self.session, self.prims
-        order = self.hk.cycle(list(range(s.k)), s.calls)
-        timed = s.timed_sets
+        order = tuple(self.hk.cycle(list(range(s.k)), s.calls))  # tuples and frozensets: what the
+        timed = tuple(s.timed_sets)  # calls can reach through the harness's frames, they cannot edit
         samples, fails = (), []  # a tuple: a later call cannot edit earlier samples in place
         sampled = not cuda  # the CPU checks a share of each sample's calls (CPU_CHECKED_CALLS)
         for i in range(self.target.samples):
@@ -844,10 +915,19 @@ class TrustedRun:
                 p.dev_sync()
             host_ms = (p.perf() - host0 - spot_s) * 1e3
             self._done()
+            # What the sample held and copied is what the harness chose, call for call: the lists
+            # it filled are within the calls' reach (the harness's frame's locals).
+            if (list(idx) != sorted(hold) or len(outs) != len(hold) or [j for j, _, _ in snaps] != sorted(spot)
+                    or len(evs) != (s.calls if cuda else 0)):
+                self.tampered = ("sample %d: the outputs the harness held or copied for its checks were not those of "
+                                 "the calls it chose (%d held of %d, %d copied of %d): the candidate edited the "
+                                 "harness's own state during its calls" % (i + 1, len(outs), len(hold), len(snaps),
+                                                                          len(spot)))
+                break
             # On the CPU, which held calls are checked is drawn only now, the window closed; a
             # set's reference serves its spot check and its held check (one computation).
             refs = {} if sampled else None
-            picked = self._picked_after_window(idx) if sampled else None
+            picked = self._picked_after_window(sorted(hold)) if sampled else None
             for j, si, snap in snaps:
                 c = self.check_quick(snap, self._ref_of(sets, si, refs))
                 if not c["ok"]:
@@ -1189,6 +1269,77 @@ class TrustedRun:
             return None
         vals.sort()
         return vals[len(vals) // 2]
+
+
+def _raised_in(exc, filename):
+    """Whether the exception passed through code of `filename` (the candidate's file)."""
+    tb = exc.__traceback__
+    while tb is not None and filename:
+        if tb.tb_frame.f_code.co_filename == filename:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+class _op_recorder:
+    """A context that records the qualified name of every operator dispatched in it (a
+    TorchDispatchMode); records nothing where torch has no dispatch modes."""
+
+    def __init__(self, torch):
+        self.ops = set()
+        self.mode = None
+        try:
+            from torch.utils._python_dispatch import TorchDispatchMode
+        except ImportError:
+            return
+        ops = self.ops
+
+        class Record(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                schema = getattr(func, "_schema", None)
+                if schema is not None:
+                    ops.add(schema.name)
+                return func(*args, **(kwargs or {}))
+
+        self.mode = Record()
+
+    def __enter__(self):
+        if self.mode is not None:
+            self.mode.__enter__()
+        return self.ops
+
+    def __exit__(self, *exc):
+        if self.mode is not None:
+            self.mode.__exit__(*exc)
+        return False
+
+
+def _dump_table(torch, op):
+    try:
+        return torch._C._dispatch_dump_table(op)
+    except Exception:
+        return None
+
+
+def _dispatch_tables(torch, ops):
+    """{operator: its dispatch table as text}, for the operators the dispatcher can describe."""
+    if not hasattr(torch._C, "_dispatch_dump_table"):
+        return {}
+    return {op: t for op, t in ((op, _dump_table(torch, op)) for op in ops) if t is not None}
+
+
+def _active_modes(torch):
+    """Which torch function or dispatch modes are active ("" when none)."""
+    found = []
+    for name, what in (("_len_torch_function_stack", "a torch function mode"),
+                       ("_len_torch_dispatch_stack", "a torch dispatch mode")):
+        f = getattr(torch._C, name, None)
+        try:
+            if f is not None and f() > 0:
+                found.append(what)
+        except Exception:
+            continue
+    return " and ".join(found)
 
 
 def _process_age_s():

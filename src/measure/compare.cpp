@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@
 namespace hotkernel {
 namespace {
 
-// The harness found the run invalid and said why (a patched harness, the parent's clock).
+// The run is invalid and its record says why (the harness saw a patch; the parent's clock broke; hotkernel voided it).
 bool found_invalid(const run_record& r) {
     return r.status == run_status::invalid && !r.reason.empty();
 }
@@ -98,6 +99,22 @@ json compare_runs(const compare_input& in) {
     std::vector<json> lb, lc;
     for (const auto* r : all_b) lb.push_back(r->line);
     for (const auto* r : all_c) lc.push_back(r->line);
+    // Every measured run of a target takes the target's number of samples; one that reports fewer
+    // (a harness cut short, a result written early) was not the harness's whole measurement.
+    {
+        std::map<std::size_t, std::vector<std::string>> by_count;
+        for (const auto* side : {&all_b, &all_c})
+            for (const run_record* r : *side)
+                if (r->status == run_status::ok && r->line.contains("samples_ms") && r->line["samples_ms"].is_array())
+                    by_count[r->line["samples_ms"].size()].push_back(label(*r));
+        if (by_count.size() > 1) {
+            std::string all;
+            for (const auto& [n, runs] : by_count)
+                all += fmt::format("{}{} sample(s): {}", all.empty() ? "" : "; ", n, join(runs));
+            invalid.push_back("the runs report different numbers of timed samples (" + shorten(all, 300) +
+                              "): every run of a target takes the same number, so one was cut short");
+        }
+    }
     for (const auto& u : unstable_fields(lb, "baseline")) invalid.push_back("a script changed between runs: " + u);
     for (const auto& u : unstable_fields(lc, "candidate")) invalid.push_back("a script changed between runs: " + u);
     if (!all_b.empty() && !all_c.empty()) {
@@ -124,7 +141,7 @@ json compare_runs(const compare_input& in) {
             if (!dup) flags.push_back(std::move(g));
         }
         if (found_invalid(*r)) {
-            std::string why = fmt::format("the harness found the {} run {}: {}", r->role, r->index, r->reason);
+            std::string why = fmt::format("the {} run {} is invalid: {}", r->role, r->index, r->reason);
             if (std::find(contract_invalid.begin(), contract_invalid.end(), why) == contract_invalid.end())
                 contract_invalid.push_back(std::move(why));
         }

@@ -201,7 +201,12 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
                                             .optional = true});
         lock_wait_s = gpu.waited_s();
         lock_note = gpu.not_held();
+        const scheduling before = own_scheduling();
         answer = launcher.launch(req, runner, cancel);
+        // Every later run started from this process would inherit what the run set of it.
+        if (const std::string changed = restore_scheduling(before); !changed.empty())
+            answer.voided.push_back("the run changed hotkernel's own scheduling (" + changed +
+                                    "), which every later run would inherit; put back, and the run is not trusted");
     }
     const process_result& res = answer.process;
     // Before anything can throw: nothing a run started may outlive it.

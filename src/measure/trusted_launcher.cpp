@@ -8,6 +8,7 @@
 
 #include "measure/parent_clock.h"
 #include "measure/sandbox.h"
+#include "measure/workloads.h"
 #include "nvidia/profiled_target.h"
 #include "scaffold/target_spec.h"
 #include "python/interpreter.h"
@@ -120,6 +121,46 @@ std::vector<std::string> trusted_launcher::command(const run_request& req) const
     return argv;
 }
 
+namespace {
+/// Why a CPU result checked fewer of its calls than the harness must ("" when it did not, or when
+/// the result is not the CPU timer's): every sample checks at least min_checked_calls of its held
+/// calls and spot-checks min_spot_calls (python/hotkernel_harness.py checks more; fewer means its
+/// settings were changed under it).
+constexpr long min_checked_calls = 3, min_spot_calls = 2;
+std::string too_few_checks(const json& r, const json& timer) {
+    if (!r.is_object() || r.value("status", "") != "ok" || r.value("timer", timer) != "cpu") return "";
+    const json& sc = r.contains("sampled_checks") ? r["sampled_checks"] : json();
+    const long calls = sc.is_object() && sc.value("calls_per_sample", json()).is_number_integer()
+                           ? sc["calls_per_sample"].get<long>()
+                           : -1;
+    if (calls < 1)
+        return "the result does not say how many of each sample's calls were checked (sampled_checks); every CPU "
+               "sample is checked, so the harness's account of it was changed";
+    const long checked = sc.value("checked_per_sample", json(0)).is_number_integer() ? sc["checked_per_sample"].get<long>() : 0;
+    const long spot = sc.value("spot_per_sample", json(0)).is_number_integer() ? sc["spot_per_sample"].get<long>() : 0;
+    if (checked >= std::min(calls, min_checked_calls) && spot >= std::min(calls, min_spot_calls)) return "";
+    return fmt::format("each sample checked {} of its {} calls and spot-checked {}, fewer than the harness always checks "
+                       "({} and {}): its settings were changed under it",
+                       checked, calls, spot, std::min(calls, min_checked_calls), std::min(calls, min_spot_calls));
+}
+
+void void_line(json& r, const std::string& why) {
+    r["status"] = "invalid";
+    r["ok"] = false;
+    r["reason"] = why;
+}
+}  // namespace
+
+void check_sampled_calls(json& line) {
+    if (has_workloads(line)) {
+        for (auto& w : line["workloads"])
+            if (const std::string why = too_few_checks(w, line.value("timer", json())); !why.empty()) void_line(w, why);
+        restate_run_status(line);
+    } else if (const std::string why = too_few_checks(line, json()); !why.empty()) {
+        void_line(line, why);
+    }
+}
+
 json accept_channel(const std::string& channel_text, const std::string& nonce) {
     std::vector<std::string> msgs;
     for (auto& l : split_lines(channel_text))
@@ -140,12 +181,15 @@ json accept_channel(const std::string& channel_text, const std::string& nonce) {
         return j;
     }
     json ms = good.empty() ? json(nullptr) : good.back().value("ms", json(nullptr));
-    return json{{"ms", ms.is_number() ? ms : json(0.0)},
-                {"ok", false},
-                {"status", "invalid"},
-                {"reason", fmt::format("the private result channel carried {} message(s), {} without this run's nonce: "
-                                       "something other than the harness wrote to it; the run is not trusted",
-                                       msgs.size(), foreign)},
+    std::string why = fmt::format("the private result channel carried {} message(s), {} without this run's nonce: "
+                                  "something other than the harness wrote to it; the run is not trusted",
+                                  msgs.size(), foreign);
+    // The harness's alarm goes first, at once, when it sees the candidate reach its secrets: what
+    // it saw is why the rest followed.
+    if (!good.empty() && good.front().value("status", "") == "invalid" && good.front().contains("reason") &&
+        good.front()["reason"].is_string())
+        why = good.front()["reason"].get<std::string>() + "; then " + why;
+    return json{{"ms", ms.is_number() ? ms : json(0.0)}, {"ok", false}, {"status", "invalid"}, {"reason", why},
                 {"trusted", true}};
 }
 
@@ -196,6 +240,7 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     json line = accept_channel(res.channel_text, nonce);
     if (line.is_object()) {
         apply_clock_bounds(line, seen);  // the parent's bound is part of taking the answer
+        check_sampled_calls(line);        // and so are the checks every CPU sample must have had
         a.line = check_run_line(std::move(line));
     } else {
         a.line.message = "sent no result over the harness's private channel";

@@ -94,4 +94,9 @@ void describe_trust(json& result, json& warnings, const run_launcher& launcher,
 /// saying what was wrong; null when the channel was empty. Exposed for tests.
 json accept_channel(const std::string& channel_text, const std::string& nonce);
 
+/// Makes a CPU result (each workload's, where it has several) invalid when its samples checked
+/// fewer calls than the harness always checks (3 held calls and 2 spot checks a sample, or all
+/// of them when fewer) or it does not say how many. Exposed for tests.
+void check_sampled_calls(json& line);
+
 }  // namespace hotkernel

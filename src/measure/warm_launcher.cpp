@@ -177,6 +177,10 @@ run_answer warm_launcher::launch(const run_request& req, process_runner& runner,
                                        "not trusted",
                                        died.back()));
     }
+    if (!a.process.server_changed.empty())
+        // Every later run forked from it would have run under what this one set (a low priority
+        // for the baseline's runs, say): put back by the server, and this run is not trusted.
+        a.voided.push_back(a.process.server_changed + "; the run is not trusted");
     return a;
 }
 

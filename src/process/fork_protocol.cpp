@@ -38,6 +38,7 @@ process_result decode_fork_done(const json& ans, double elapsed_s) {
     res.channel_text = base64_decode(ans.value("channel_b64", ""));
     res.stdout_truncated = ans.value("stdout_truncated", false);
     res.stderr_truncated = ans.value("stderr_truncated", false);
+    if (ans.contains("server_changed") && ans["server_changed"].is_string()) res.server_changed = ans["server_changed"];
     if (ans.contains("strays") && ans["strays"].is_array())
         for (const auto& st : ans["strays"])
             if (st.is_string()) res.strays.push_back(st.get<std::string>());

@@ -11,7 +11,8 @@
 //     {"event": "done", "id", "pid", "exit_code" (null when killed), "signal", "timed_out",
 //      "exiting" (answered at the close of its pipes, before its exit: closes_before_exit),
 //      "wall_s", "stdout_b64", "stderr_b64", "channel_b64" (with result_channel),
-//      "stdout_truncated", "stderr_truncated", "cancelled", "strays": ["pid N: command", ...]}
+//      "stdout_truncated", "stderr_truncated", "cancelled", "strays": ["pid N: command", ...],
+//      "server_changed" (what the run changed of the server's scheduling, put back; absent: nothing)}
 //      per run;
 //     {"event": "refused", "id", "reason"}  when it cannot fork (then hotkernel runs fresh);
 //     {"event": "pong", "forkable", "reason"}  for {"op": "ping"}.

@@ -71,6 +71,9 @@ struct process_result {
     /// Processes the run left behind that a kept fork server (its subreaper) killed after it,
     /// "pid N: command" each; hotkernel's own sweep (strays.h) reports the rest.
     std::vector<std::string> strays;
+    /// What the run changed of the fork server it was forked from (its scheduling, put back since),
+    /// "" when nothing: every later fork would have inherited it, so the run is not trusted.
+    std::string server_changed;
     /// Where an executor ran it (src/scale/): gpu_uuid, gpu_name, cpus (a GPU pool); partition,
     /// job_id, state, node (Slurm). Empty for a plain run.
     std::map<std::string, std::string> placement;

@@ -4,16 +4,21 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #endif
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "process/runner.h"
 
@@ -107,6 +112,47 @@ void become_subreaper() {
 #ifdef __linux__
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
+}
+
+scheduling own_scheduling() {
+    scheduling s;
+#ifdef __linux__
+    s.policy = ::sched_getscheduler(0);
+    sched_param param{};
+    if (::sched_getparam(0, &param) == 0) s.priority = param.sched_priority;
+    errno = 0;
+    s.nice = ::getpriority(PRIO_PROCESS, 0);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &set)) s.cpus.push_back(c);
+#endif
+    return s;
+}
+
+std::string restore_scheduling(const scheduling& was) {
+    const scheduling now = own_scheduling();
+    if (now == was) return "";
+    std::string what;
+    auto add = [&](const std::string& part) { what += (what.empty() ? "" : "; ") + part; };
+    if (now.policy != was.policy || now.priority != was.priority)
+        add("scheduling policy " + std::to_string(now.policy) + ", was " + std::to_string(was.policy));
+    if (now.nice != was.nice) add("nice " + std::to_string(now.nice) + ", was " + std::to_string(was.nice));
+    if (now.cpus != was.cpus)
+        add("CPUs " + std::to_string(now.cpus.size()) + ", was " + std::to_string(was.cpus.size()));
+#ifdef __linux__
+    sched_param param{};
+    param.sched_priority = was.priority;
+    (void)::sched_setscheduler(0, was.policy, &param);
+    (void)::setpriority(PRIO_PROCESS, 0, was.nice);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : was.cpus) CPU_SET(c, &set);
+    if (!was.cpus.empty()) (void)::sched_setaffinity(0, sizeof set, &set);
+#endif
+    if (own_scheduling() != was) add("not undone");
+    return what;
 }
 
 std::vector<stray_process> sweep_strays() {

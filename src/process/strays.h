@@ -25,6 +25,19 @@ struct stray_process {
 /// at most 3 s). Returns what it killed, each process once.
 std::vector<stray_process> sweep_strays();
 
+/// This process's scheduling: what a child started (or forked) from it inherits, and what a run
+/// could change of it (sched_setscheduler, setpriority, sched_setaffinity on its parent need no
+/// signal): policy and priority, nice value, CPUs.
+struct scheduling {
+    int policy = 0, priority = 0, nice = 0;
+    std::vector<int> cpus;
+    bool operator==(const scheduling&) const = default;
+};
+scheduling own_scheduling();
+/// Puts this process's scheduling back to `was`; "" when it was so, else what had changed (and
+/// whether it could not be undone).
+std::string restore_scheduling(const scheduling& was);
+
 /// The pids sweep_strays() ends: every descendant of `self` in `parent_of` ({pid: parent pid})
 /// that is not a `known` child or below one, parents before children. Pure, for tests.
 std::vector<int> stray_tree(int self, const std::map<int, int>& parent_of, const std::set<int>& known);

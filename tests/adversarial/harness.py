@@ -41,12 +41,12 @@ def module_flags(path):
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE", "PERSISTS"):
+            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE", "PERSISTS", "CPU_ONLY"):
                 vals[name] = ast.literal_eval(node.value)
     first = text.splitlines()[0].lstrip("# ").strip() if text else ""
     return {"needs_cuda": bool(vals.get("NEEDS_CUDA", False)), "expect": vals.get("EXPECT", "clean"),
             "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first, "dear": bool(vals.get("DEAR_BASELINE")),
-            "persists": bool(vals.get("PERSISTS"))}
+            "persists": bool(vals.get("PERSISTS")), "cpu_only": bool(vals.get("CPU_ONLY"))}
 
 
 def read_target(path):

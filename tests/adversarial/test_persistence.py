@@ -140,3 +140,42 @@ def test_signals_do_not_reach_processes_outside_the_run(pair):
         os.kill(sentinel.pid, signal.SIGCONT)
         sentinel.kill()
         sentinel.wait()
+
+
+def _fork_servers_under(home):
+    """pids of the kept fork servers whose hotkernel cache is under `home` (this test's own)."""
+    pids = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if "hotkernel_forkserver.py" in cmd and str(home) in cmd:
+            pids.append(int(d))
+    return pids
+
+
+def test_a_fork_servers_scheduling_changed_by_a_run_is_put_back_and_the_run_voided(pair):
+    # With a kept fork server (what every later verify forks from), the candidate lowers its parent's
+    # scheduling; that run is invalid, and the server runs every later fork as it started.
+    py, out, base, env = pair
+    env = dict(env, HOTKERNEL_KEEP_WARM_S="60")
+    cand = harness.make_candidate(out, harness.CHEATS / "sched_idle_fork_server.py", base)
+    try:
+        rc, res, err = harness.verify(py, base, cand, n=2, warmup=0, timeout_s=300, env=env)
+        assert res is not None, err[-1500:]
+        assert res["verdict"] == "invalid", res["reasons"]
+        assert any("fork server's scheduling" in r or "own scheduling" in r for r in res["reasons"]), res["reasons"]
+        servers = _fork_servers_under(env["XDG_CACHE_HOME"])
+        for pid in servers:
+            assert os.sched_getscheduler(pid) == os.SCHED_OTHER, "the kept fork server %d stayed under another policy" % pid
+            assert os.getpriority(os.PRIO_PROCESS, pid) == 0, "the kept fork server %d kept its nice value" % pid
+    finally:
+        for pid in _fork_servers_under(env["XDG_CACHE_HOME"]):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass

@@ -115,7 +115,7 @@ TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_
     EXPECT_EQ(out["verdict"], "invalid");
     // Its ok=false is the invalid run's, not a wrong output: said once, with the runner's reason.
     ASSERT_EQ(out["reasons"].size(), 1u);
-    EXPECT_EQ(out["reasons"][0], "the harness found the candidate run 2: the harness was patched");
+    EXPECT_EQ(out["reasons"][0], "the candidate run 2 is invalid: the harness was patched");
     EXPECT_FALSE(out.contains("speedup"));
     EXPECT_FALSE(out.contains("speedup_ci95"));
     int seen = 0;
@@ -125,4 +125,20 @@ TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_
             EXPECT_EQ(f["role"], "candidate");
         }
     EXPECT_EQ(seen, 1);
+}
+
+TEST(compare_runs, runs_that_report_different_numbers_of_samples_are_invalid) {
+    compare_input in;
+    for (std::size_t i = 1; i <= 3; ++i) {
+        in.baseline.push_back(rec("baseline", i, 2.0 + 0.01 * i, 2 * i - 1));
+        in.candidate.push_back(rec("candidate", i, 1.0 + 0.01 * i, 2 * i));
+    }
+    for (auto* side : {&in.baseline, &in.candidate})
+        for (auto& r : *side) r.line["samples_ms"] = json::array({1.0, 1.0, 1.0});
+    EXPECT_NE(compare_runs(in)["verdict"], "invalid");
+    in.candidate[1].line["samples_ms"] = json::array({1.0});  // a result written after one sample
+    const json out = compare_runs(in);
+    EXPECT_EQ(out["verdict"], "invalid");
+    EXPECT_NE(out["reasons"][0].get<std::string>().find("different numbers of timed samples"), std::string::npos)
+        << out["reasons"];
 }

@@ -93,3 +93,31 @@ TEST(RunEnd, AChannelResultStandsOnItsOwnAStdoutLineOnlyWhenItSaysOkFalse) {
     a.line = parse_run_line("{\"ms\": 1.0, \"ok\": false}\n");
     EXPECT_FALSE(run_failed(a));  // a failed check may exit 1: kept as a failed check
 }
+
+TEST(SampledChecks, ACpuResultThatCheckedFewerCallsThanTheHarnessAlwaysDoesIsInvalid) {
+    json ok{{"status", "ok"}, {"ok", true}, {"timer", "cpu"},
+            {"sampled_checks", {{"calls_per_sample", 48}, {"checked_per_sample", 12}, {"spot_per_sample", 2}}}};
+    json line = ok;
+    check_sampled_calls(line);
+    EXPECT_EQ(line["status"], "ok");
+    line = ok;
+    line["sampled_checks"]["checked_per_sample"] = 0;  // the harness's settings were changed under it
+    check_sampled_calls(line);
+    EXPECT_EQ(line["status"], "invalid");
+    EXPECT_NE(line["reason"].get<std::string>().find("checked 0 of its 48 calls"), std::string::npos) << line["reason"];
+    line = ok;
+    line.erase("sampled_checks");
+    check_sampled_calls(line);
+    EXPECT_EQ(line["status"], "invalid");
+    json two{{"status", "ok"}, {"ok", true}, {"workloads", json::array({ok, ok})}};
+    two["workloads"][0]["name"] = "M=1";
+    two["workloads"][1]["name"] = "M=16";
+    two["workloads"][1]["sampled_checks"]["spot_per_sample"] = 0;
+    check_sampled_calls(two);
+    EXPECT_EQ(two["workloads"][0]["status"], "ok");
+    EXPECT_EQ(two["workloads"][1]["status"], "invalid");
+    EXPECT_EQ(two["status"], "invalid");  // the run's status restated from its workloads'
+    json gpu{{"status", "ok"}, {"timer", "cupti"}};
+    check_sampled_calls(gpu);  // a GPU sample checks its replays another way
+    EXPECT_EQ(gpu["status"], "ok");
+}

@@ -1,5 +1,6 @@
 # Cheat: an audit hook (sys.addaudithook) fired by the runner's own file reads, after every check ran, divides the times in its result dict by three.
 NEEDS_CUDA = False
+BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"
 import sys
 

@@ -2,6 +2,7 @@
 # run, then write the result itself (every time 2.5x shorter) with the nonce and leave with
 # os._exit before the harness writes: the channel holds one message, with the right nonce.
 NEEDS_CUDA = False
+BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "defeated"  # the nonce and the fd are in no frame the candidate can walk (the audit hook holds them)
 import json
 import os

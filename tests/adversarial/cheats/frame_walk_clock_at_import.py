@@ -2,6 +2,7 @@
 # on the instance (perf_counter, the events' elapsed time, CUPTI's per-call rule), which a snapshot
 # of modules and classes does not cover: every sample reads 2.5x shorter.
 NEEDS_CUDA = False
+BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"
 import sys
 

@@ -1,5 +1,6 @@
 # Cheat: replace torch.sub, which the check computes out - ref with, so every difference is zero and a kernel computing a third of the rows passes.
 NEEDS_CUDA = False
+BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"
 import torch
 import torch.nn.functional as F
