@@ -10,7 +10,7 @@
 namespace hotkernel {
 
 inline constexpr int schema_major = 1;
-inline constexpr int schema_minor = 0;
+inline constexpr int schema_minor = 1;
 
 /// This build's version (cmake/hotkernel_version.cmake: from git tags). The one reader of the
 /// generated version.h, so a new version recompiles one file.

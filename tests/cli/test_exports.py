@@ -71,7 +71,7 @@ def test_record_exports_the_recorded_result(tmp_path):
 
 def test_results_carry_a_schema_version_and_a_newer_major_is_refused(tmp_path):
     out = exported(tmp_path)
-    assert out["schema_version"] == "1.0" and out["hotkernel_version"]
+    assert out["schema_version"] == "1.1" and out["hotkernel_version"]
     newer = dict(out, schema_version="2.0")
     (tmp_path / "v.json").write_text(json.dumps(newer))
     r = hk("record", "--result", str(tmp_path / "v.json"), "--note", "n", "--who", "test",

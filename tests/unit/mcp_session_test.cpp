@@ -371,7 +371,7 @@ TEST_F(session_fixture, errors_echo_at_most_200_bytes_of_a_value) {
 TEST_F(session_fixture, tools_call_result_shapes) {
     json r = call(1, "echo", {{"text", "hi"}, {"n", 3}})["result"];
     json own = r["structuredContent"];
-    EXPECT_EQ(own["schema_version"], "1.0");  // every result is stamped (util/schema_version.h)
+    EXPECT_EQ(own["schema_version"], "1.1");  // every result is stamped (util/schema_version.h)
     EXPECT_TRUE(own["hotkernel_version"].is_string());
     own.erase("schema_version");
     own.erase("hotkernel_version");
