@@ -229,7 +229,13 @@ class TrustedRun:
         # The operators preparing the inputs and references calls, and their kernels as torch's
         # dispatcher holds them now: a candidate that replaces one (torch.library on aten) would
         # make the harness's own references its code (_dispatch_intact).
-        with _op_recorder(torch) as ops:
+        try:
+            with _op_recorder(torch) as ops:
+                self.session = hk.prepare(target, seed=hidden_seed)
+        except (hk.TargetError, hk.StageError):
+            raise
+        except Exception:  # an operator that refuses Python dispatch modes: prepared as it always is
+            ops = set()
             self.session = hk.prepare(target, seed=hidden_seed)
         self._dispatch_tables = _dispatch_tables(torch, ops)
         s = self.session
