@@ -698,8 +698,9 @@ def draw_sets(target, gen, device, k, derive_fn=None, shared=None):
         raw = make_raw_inputs(target, gen, device, shared)
         if shared is None:
             shared = {n: t for n, t in raw.items() if n not in target.rotate}
-        timed.append(derive_inputs(target, raw, derive_fn))
-    return timed, shared
+        timed.append(tuple(derive_inputs(target, raw, derive_fn)))
+    # Tuples: a kernel can reach the sets through its caller's frames, and must not rebind them.
+    return tuple(timed), shared
 
 
 # ---------------------------------------------------------------------------------------------

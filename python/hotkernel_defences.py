@@ -106,7 +106,9 @@ class Harness:
         used = torch_names(harness_codes([contract, runner_module, sys.modules[__name__]]).values(), known_names)
         self.critical_names |= {k for k in used if callable(vars(torch.cuda if k[0] == "torch.cuda" else torch).get(k[1]))}
         self.own_modules = {"hotkernel_contract", "hotkernel_harness", "hotkernel_defences"}
+        self.instances = set(own) - {label for label in own if isinstance(self.watch[label], type)}
         self.snap = self._take()
+        self.state = self._take_state()
 
     def _take(self):
         snap = {}
@@ -125,6 +127,35 @@ class Harness:
                     # plain values, set once at import; changed, a check is the candidate's.
                     snap[(mod_name, name)] = ("value", type(v).__name__, repr(v))
         return snap
+
+    def _take_state(self):
+        """What the checks decide with, small enough to compare after every sample: every attribute
+        of the harness's own objects (the run, its session, target, primitives; but those the
+        measurement itself updates, MUTABLE_STATE), the plain values of its modules, and the torch
+        functions its checks call."""
+        state = {}
+        for label in self.instances:
+            obj = self.watch[label]
+            keep = MUTABLE_STATE.get(type(obj).__name__, ())
+            try:
+                items = list(vars(obj).items())
+            except TypeError:
+                continue
+            for name, v in items:
+                if name not in keep:
+                    state[(label, name)] = _fingerprint(v)
+        for mod_name in self.own_modules:
+            for name, v in list(vars(self.watch[mod_name]).items()):
+                if type(v) in CONSTANT_TYPES:
+                    state[(mod_name, name)] = ("value", type(v).__name__, repr(v))
+        for mod_name, name in self.critical_names:
+            state[(mod_name, name)] = ("id", id(vars(self.watch[mod_name]).get(name)))
+        return state
+
+    def state_changes(self):
+        """'object.attribute' for each part of _take_state that differs now, added or removed."""
+        now = self._take_state()
+        return sorted("%s.%s" % key for key in set(self.state) | set(now) if now.get(key) != self.state.get(key))
 
     def changes(self):
         """(critical, other): lists of 'module.name' that were replaced, removed or added (a new
@@ -201,6 +232,29 @@ def _torch_names_of(code):
 
 # Module-level values the snapshot compares by value in the harness's own modules.
 CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
+# The attributes of the harness's objects that the measurement itself updates as it goes: every
+# other one is compared after each sample (Harness.state_changes).
+MUTABLE_STATE = {
+    "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "timer_detail", "host_ms", "cpu_checked",
+                   "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness"},
+    "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
+    "L2Guard": {"seen_bytes", "floor"},
+}
+
+
+def _fingerprint(v, depth=0):
+    """A value as the state snapshot compares it: plain values by value, containers by identity
+    and their items, anything else (tensors, functions, objects) by identity."""
+    t = type(v)
+    if t in (int, float, bool, type(None)):
+        return (t.__name__, repr(v))
+    if t in (str, bytes):
+        return (t.__name__, hash(v))
+    if t in (tuple, list) and depth < 2 and len(v) <= 256:
+        return (t.__name__, id(v), tuple(_fingerprint(x, depth + 1) for x in v))
+    if t is dict and depth < 2 and len(v) <= 256:
+        return ("dict", id(v), tuple((repr(k)[:80], _fingerprint(x, depth + 1)) for k, x in v.items()))
+    return ("id", id(v))
 
 
 class ThreadWatch:

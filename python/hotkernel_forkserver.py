@@ -165,6 +165,7 @@ def _preload_heavy(info, errors):
         import torch  # noqa: F401
 
         info["torch"] = torch.__version__
+        _warm_dispatch_modes(torch)
     except Exception as ex:  # no torch in this interpreter: plain scripts still run warm
         errors.append("torch: %s" % ex)
     try:
@@ -179,6 +180,23 @@ def _preload_heavy(info, errors):
         info["contract"] = True
     except Exception as ex:
         errors.append("hotkernel_contract: %s" % ex)
+
+
+def _warm_dispatch_modes(torch):
+    """Enters a torch dispatch mode once: the harness records the operators its preparation
+    dispatches under one, and the first mode a process enters imports torch._dynamo (torch 2.x:
+    1.8-3.6 s, measured), which every forked run would otherwise pay. On the CPU, without CUDA."""
+    try:
+        from torch.utils._python_dispatch import TorchDispatchMode
+    except ImportError:  # torch 1.x before dispatch modes: the harness records nothing
+        return
+
+    class _Pass(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with _Pass():
+        torch.empty(1)
 
 
 def _load_contract_checked():

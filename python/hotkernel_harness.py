@@ -259,6 +259,8 @@ class TrustedRun:
         self._profile_graph = None
         self.cpu_checked = None  # held calls a CPU sample checks (_picked_after_window)
         self._quiet_state = None  # (gc was enabled, the signal mask before) while quiet (_quiet)
+        self.spot_copies = None  # outputs copied as soon as their call returned, over the samples
+        self._harness = None  # the Harness snapshot, from measure(): its state is checked every sample
         self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
         self._urandom = os.urandom  # taken now (before the candidate is imported): fresh values and the CPU's picks read it
         # The check function and its settings, taken now: patching the module later changes nothing.
@@ -330,15 +332,43 @@ class TrustedRun:
 
     def fresh_round(self):
         """Loads fresh values into the timed input tensors (same storage, new contents) and
-        returns the harness's copies of them, drawn from an unpredictable generator."""
+        returns (the harness's copies of them, their seeds): each set drawn from a generator of
+        its own, seeded from os.urandom. References are computed from a set drawn again from its
+        seed (_drawn_again), not from the copies: the calls can reach the copies through the
+        harness's frames and write into them, not change what a seed draws."""
         hk, s = self.hk, self.session
-        sets = hk.make_timed_sets(self.target, self._unpredictable_generator(), s.device, s.k, s.derive_fn)
+        seeds = tuple(int.from_bytes(self._urandom(6), "little") for _ in range(s.k))
+        sets, shared = [], None
+        for seed in seeds:
+            one, shared = hk.draw_sets(self.target, hk.seeded_generator(s.device, seed), s.device, 1, s.derive_fn,
+                                       shared)
+            sets.append(one[0])
         with self.torch.no_grad():
             for dst, src in zip(s.timed_sets, sets):
                 for d, x in zip(dst, src):
                     d.copy_(x)
         self._sync()
-        return sets
+        return tuple(sets), seeds
+
+    def _drawn_again(self, seeds, si, cache, mixed=None):
+        """Set si of a fresh_round, drawn again from its seed (with the inputs every set shares,
+        drawn with set 0: kept in cache, a dict, for the round's later sets), and mixed as the
+        release mixed it (mixed: _release's answer)."""
+        hk, s = self.hk, self.session
+        if "shared" not in cache:
+            first, cache["shared"] = hk.draw_sets(self.target, hk.seeded_generator(s.device, seeds[0]), s.device, 1,
+                                                  s.derive_fn)
+            one = first if si == 0 else None
+        else:
+            one = None
+        if one is None:
+            one, _ = hk.draw_sets(self.target, hk.seeded_generator(s.device, seeds[si]), s.device, 1, s.derive_fn,
+                                  cache["shared"])
+        if mixed is not None and si in mixed[0]:
+            views = self._secret_views([one[0]])
+            if views:
+                self._foreach_mul(views[0], mixed[1])
+        return one[0]
 
     def fresh_values(self):
         """Fresh values for a timed replay, whose outputs are not checked (no copies needed): the
@@ -447,16 +477,17 @@ class TrustedRun:
         """The views of MIX_SETS sets (all of them when there are fewer), picked by the harness's
         own generator before the release, one flat list per group (the timed inputs; the
         harness's copies of them, the same sets). Each list is multiplied by 1.0 at once: the
-        mix inside the window then runs on warm code and cache lines, as in the empty samples."""
+        mix inside the window then runs on warm code and cache lines, as in the empty samples.
+        Returns (the lists, the indices of the sets picked)."""
         if not groups or not groups[0]:
-            return []
+            return [], frozenset()
         k = len(groups[0])
         picked = self.rng.sample(range(k), min(k, MIX_SETS))
         flat = [[v for j in picked for v in per_set[j]] for per_set in groups]
         for views in flat:
             if views:
                 self._foreach_mul(views, 1.0)
-        return flat
+        return flat, frozenset(picked)
 
     def _mix(self, secret, flat):
         """Scales the picked views by a factor drawn from the release's secret, one multi-tensor
@@ -467,6 +498,7 @@ class TrustedRun:
         for views in flat:
             if views:
                 self._foreach_mul(views, factor)
+        return factor
 
     def _quiet(self):
         """From a sample's end until the next release: no garbage collection and no signal, so
@@ -482,10 +514,17 @@ class TrustedRun:
         self._quiet_state = (was, mask)
 
     def _dispatch_intact(self):
-        """Sets `tampered` when a kernel of an operator the references use was replaced in torch's
-        dispatcher, or a torch function or dispatch mode is still active outside the calls (the
-        harness's checks would run through the candidate's code)."""
+        """Sets `tampered` when what the harness checks with was changed during the sample: its
+        settings, its run's and session's state, the torch functions its checks call (the
+        Harness snapshot's state, checked at every sample so a change undone before the end is
+        seen), a kernel of an operator the references use (replaced in torch's dispatcher), or a
+        torch function or dispatch mode still active outside the calls."""
         if self.tampered:
+            return
+        changed = self._harness.state_changes() if self._harness is not None else []
+        if changed:
+            self.tampered = ("the candidate changed the harness's own state during the samples (%s): its checks "
+                             "are the harness's" % ", ".join(changed[:6]))
             return
         changed = [op for op, table in self._dispatch_tables.items() if _dump_table(self.torch, op) != table]
         if changed:
@@ -513,14 +552,15 @@ class TrustedRun:
 
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
-        views (the timed inputs, and the harness's copies of them)."""
+        views (the timed inputs, and the harness's copies of them). Returns (the sets mixed, the
+        factor): what a set drawn again needs to be the set the calls saw (_drawn_again)."""
         self._unquiet()
-        flat = self._picked(*groups)
+        flat, picked = self._picked(*groups)
         try:
             secret = self.release.ready("timed", calls)
         except (ParentClockError, OSError) as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
-        self._mix(secret, flat)
+        return picked, self._mix(secret, flat)
 
     def _done(self):
         """Ends a timed sample: its answer's arrival stops the parent's clock. Quiet first
@@ -550,14 +590,14 @@ class TrustedRun:
             empty = lambda *a: out  # noqa: E731
             for n in (0, EMPTY_CALLS):
                 order = (0,) * n
-                spot = frozenset(range(min(SPOT_CHECKS_PER_SAMPLE, n)))
+                spot_odds = self._spot_odds(n)
                 for _ in range(EMPTY_SAMPLES):
-                    flat = self._picked(views, views)  # a timed sample mixes the harness's copies too
+                    flat, _ = self._picked(views, views)  # a timed sample mixes the harness's copies too
                     secret = rel.ready("empty", n)
                     self._mix(secret, flat)
                     if s.is_cuda:
                         p.dev_sync()
-                    self._eager_sample(empty, order, s.timed_sets, spot, (), s.is_cuda)
+                    self._eager_sample(empty, order, s.timed_sets, spot_odds, (), s.is_cuda)
                     if s.is_cuda:
                         p.dev_sync()
                     self._quiet()
@@ -566,7 +606,7 @@ class TrustedRun:
             return
         one, tiny = self._tiny_graph(1)
         for _ in range(EMPTY_SAMPLES):
-            flat = self._picked(views)
+            flat, _ = self._picked(views)
             secret = rel.ready("empty", 0)
             self._mix(secret, flat)
             if cupti:
@@ -587,7 +627,7 @@ class TrustedRun:
             gap, gap_buf = self._tiny_graph(GAP_NODES)
             p.replay(gap)
             p.dev_sync()
-            flat = self._picked(views)
+            flat, _ = self._picked(views)
             secret = rel.ready("gap", GAP_NODES)
             self._mix(secret, flat)
             self._clock_start()
@@ -606,6 +646,7 @@ class TrustedRun:
 
     def measure(self, fn, role, harness, threads):
         hk, torch, s, t = self.hk, self.torch, self.session, self.target
+        self._harness = harness
         res = s.result_base(role)
         res["checked"] = []
         failures = []
@@ -763,12 +804,6 @@ class TrustedRun:
         ms = p.elapsed(a, b)
         return round(CLOCK_PROBE_CYCLES / (ms * 1e3), 1) if ms > 0 else None
 
-    def _spot_set(self, calls):
-        # frozenset: the candidate's calls can read it from the harness's frame (f_back is not
-        # audited), but not empty it in place.
-        n = min(SPOT_CHECKS_PER_SAMPLE, calls)
-        return frozenset(self.rng.sample(range(calls), n))
-
     def _picked_after_window(self, idx):
         """The held calls (their indices, idx) a CPU sample checks: cpu_checked_calls of them, drawn
         from os.urandom when called (after the sample's window), by no state the candidate could
@@ -781,23 +816,26 @@ class TrustedRun:
             pool[i], pool[j] = pool[j], pool[i]
         return set(pool[:m])
 
-    def _ref_of(self, sets, si, refs):
-        """The reference for set si: from refs (a dict by set index, filled here) when given, else
-        computed now."""
+    def _ref_of(self, drawn, si, refs, draws=None):
+        """The reference for set si of a round, drawn = (its seeds, what its release mixed or
+        None), computed from the set drawn again: from refs (a dict by set index, filled here)
+        when given, else computed now (draws: _drawn_again's cache, for the round's next sets)."""
+        seeds, mixed = drawn
         if refs is None:
-            return self.refs_for(sets[si])
+            return self.refs_for(self._drawn_again(seeds, si, {} if draws is None else draws, mixed))
         if si not in refs:
-            refs[si] = self.refs_for(sets[si])
+            refs[si] = self.refs_for(self._drawn_again(seeds, si, refs.setdefault("draws", {}), mixed))
         return refs[si]
 
-    def _check_outputs(self, outs, idx, sets, label, picked=None, refs=None, same_memory=None):
-        """Checks held outputs against references computed now from the harness's copies: every
+    def _check_outputs(self, outs, idx, drawn, label, picked=None, refs=None, same_memory=None):
+        """Checks held outputs against references computed now from their sets drawn again: every
         one, or (picked, a set of call indices: the CPU's) those calls only. refs: a dict of the
         sample's references by set index, computed once each (the CPU's); None: one at a time.
         Every held output is in the same-memory test below (the outputs in same_memory instead,
         where outs are copies of them)."""
         k = self.session.k
         ref_si, ref = None, None  # one reference at a time: with rotation each call has its own set
+        draws = {}  # the inputs the round's sets share, drawn once
         passed = {}  # set index -> an output of that set that passed the check
         for j, out in zip(idx, outs):
             if picked is not None and j not in picked:
@@ -809,10 +847,10 @@ class TrustedRun:
             if si in passed and self._same_bits(out, passed[si]):
                 continue
             if refs is not None:
-                ref = self._ref_of(sets, si, refs)
+                ref = self._ref_of(drawn, si, refs)
             elif si != ref_si:
                 ref_si, ref = si, None  # the old reference freed before the next is computed
-                ref = self.refs_for(sets[si])
+                ref = self._ref_of(drawn, si, None, draws)
             c = self.check_quick(out, ref)
             if not c["ok"]:
                 return "%s, call %d: %s" % (label, j + 1, c["reason"])
@@ -828,12 +866,12 @@ class TrustedRun:
                 ptrs[p] = j
         return None
 
-    def _replay_failure(self, r, held, idx, sets, intact, outs):
+    def _replay_failure(self, r, held, idx, drawn, intact, outs):
         """Why checked graph replay r failed (None: it passed): its held outputs (the graph's own,
         or copies of them) against references from the harness's copies of its inputs, and
         `intact`, whether its inputs matched those copies right after it. The same-memory test
         reads the graph's own outputs, `outs`: a copy has memory of its own."""
-        bad = self._check_outputs(held, idx, sets, "graph replay %d on fresh values" % r,
+        bad = self._check_outputs(held, idx, drawn, "graph replay %d on fresh values" % r,
                                   same_memory=None if held is outs else outs)
         if bad:
             return bad
@@ -906,36 +944,37 @@ class TrustedRun:
         timed = tuple(s.timed_sets)  # calls can reach through the harness's frames, they cannot edit
         samples, fails = (), []  # a tuple: a later call cannot edit earlier samples in place
         sampled = not cuda  # the CPU checks a share of each sample's calls (CPU_CHECKED_CALLS)
+        spot_odds = self._spot_odds(s.calls)
+        self.spot_copies = 0
         for i in range(self.target.samples):
-            sets = self.fresh_round()
+            sets, seeds = self.fresh_round()
             self.l2.reset()
             hold = self._hold_index(s.calls)
-            spot = self._spot_set(s.calls)
             copy_views = self._secret_views(sets)
-            self._release(s.calls, self._mix_views, copy_views)
+            drawn = (seeds, self._release(s.calls, self._mix_views, copy_views))
             if cuda:
                 p.dev_sync()
             host0 = p.perf()
-            total, evs, outs, idx, snaps, spot_s = self._eager_sample(fn, order, timed, spot, hold, cuda)
+            total, evs, outs, idx, snaps, spot_s, signed = self._eager_sample(fn, order, timed, spot_odds, hold, cuda)
             if cuda:
                 p.dev_sync()
             host_ms = (p.perf() - host0 - spot_s) * 1e3
             self._done()
             # What the sample held and copied is what the harness chose, call for call: the lists
             # it filled are within the calls' reach (the harness's frame's locals).
-            if (list(idx) != sorted(hold) or len(outs) != len(hold) or [j for j, _, _ in snaps] != sorted(spot)
+            if (list(idx) != sorted(hold) or len(outs) != len(hold) or self._snaps_signature(snaps, cuda) != signed
                     or len(evs) != (s.calls if cuda else 0)):
                 self.tampered = ("sample %d: the outputs the harness held or copied for its checks were not those of "
-                                 "the calls it chose (%d held of %d, %d copied of %d): the candidate edited the "
-                                 "harness's own state during its calls" % (i + 1, len(outs), len(hold), len(snaps),
-                                                                          len(spot)))
+                                 "the calls it chose, as it took them (%d held of %d, %d copied of %d): the candidate "
+                                 "edited the harness's own state" % (i + 1, len(outs), len(hold), len(snaps), signed[0]))
                 break
             # On the CPU, which held calls are checked is drawn only now, the window closed; a
             # set's reference serves its spot check and its held check (one computation).
             refs = {} if sampled else None
             picked = self._picked_after_window(sorted(hold)) if sampled else None
-            for j, si, snap in snaps:
-                c = self.check_quick(snap, self._ref_of(sets, si, refs))
+            self.spot_copies += len(snaps)
+            for j, si, snap, _ in snaps:
+                c = self.check_quick(snap, self._ref_of(drawn, si, refs))
                 if not c["ok"]:
                     fails.append("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]))
             del snaps
@@ -955,7 +994,7 @@ class TrustedRun:
                 self.sample_clocks.append(self._clock_mhz())
             else:
                 samples += (total * 1e3 / s.calls,)
-            bad = self._check_outputs(outs, idx, sets, "sample %d" % (i + 1), picked, refs)
+            bad = self._check_outputs(outs, idx, drawn, "sample %d" % (i + 1), picked, refs)
             del outs, refs
             if bad:
                 fails.append(bad)
@@ -967,14 +1006,17 @@ class TrustedRun:
             self._cross_check_host(fn, samples)
         return list(samples), ("cuda_events" if cuda else "cpu"), None, fails
 
-    def _eager_sample(self, fn, order, timed, spot, hold, cuda):
+    def _eager_sample(self, fn, order, timed, spot_odds, hold, cuda):
         """One sample's calls, back to back, each timed on its own (CUDA events, or perf_counter):
         (host seconds inside the calls, the events, the held outputs and their call indices, the
-        spot snapshots, the seconds the snapshots took). The parent's empty samples run this same
-        loop with an empty call, so its cost between calls is part of their fixed cost."""
+        spot snapshots, the seconds the snapshots took, and their signature: (how many, a hash of
+        each one's call, set and content)). The parent's empty samples run this same loop with an
+        empty call, so its cost between calls is part of their fixed cost."""
         p = self.prims
+        urandom = self._urandom
         outs, idx, evs, snaps = [], [], [], []
         total = spot_s = 0.0
+        n_snaps = sig = 0  # ints: the calls can read this frame's locals, not rebind them
         for j, si in enumerate(order):
             if cuda:
                 a = p.Event(enable_timing=True)
@@ -987,18 +1029,45 @@ class TrustedRun:
                 t0 = p.perf()
                 out = fn(*timed[si])
                 total += p.perf() - t0
-            if j in spot:
-                # Copied as soon as it returns, before any device-wide sync: a result still being
-                # computed on another stream or thread is wrong in the copy. Checked once the
-                # sample is over, outside the parent's window.
+            # Whether this output is copied now is drawn only now, after the call returned: no call
+            # can know beforehand that it is looked at as soon as it returns. Copied before any
+            # device-wide sync: a result still being computed on another stream or thread is wrong
+            # in the copy. Checked once the sample is over, outside the parent's window; on the CPU
+            # the copy's content is digested now, so no later write into it goes unseen.
+            if int.from_bytes(urandom(2), "little") < spot_odds:
                 s0 = p.perf()
-                snaps.append((j, si, self.snapshot(out)))
+                snap = self.snapshot(out)
+                d = None if cuda else self._content_digest(snap)
+                snaps.append((j, si, snap, d))
+                n_snaps += 1
+                sig = hash((sig, j, si, d))
                 spot_s += p.perf() - s0
             if j in hold:
                 outs.append(out)
                 idx.append(j)
             del out
-        return total, evs, outs, idx, snaps, spot_s
+        return total, evs, outs, idx, snaps, spot_s, (n_snaps, sig)
+
+    def _content_digest(self, snap):
+        """The bits of each copied output's sum (NaN reads as NaN), or None for what is not a tensor."""
+        ts = snap if isinstance(snap, list) else [snap]
+        if any(type(t) is not self.torch.Tensor for t in ts):
+            return None
+        return tuple(float(t.sum(dtype=self.torch.float64)).hex() for t in ts)
+
+    def _snaps_signature(self, snaps, cuda):
+        """(how many, the hash) of a sample's spot snapshots as they are now: what _eager_sample
+        made of them as it took them, unless one was added, removed, replaced or written into."""
+        sig = 0
+        for j, si, snap, d in snaps:
+            now = None if cuda else self._content_digest(snap)
+            sig = hash((sig, j, si, now))
+        return len(snaps), sig
+
+    def _spot_odds(self, calls):
+        """The odds, out of 65536, that a call's output is copied as soon as it returns:
+        SPOT_CHECKS_PER_SAMPLE copies a sample on average."""
+        return int(65536 * min(1.0, SPOT_CHECKS_PER_SAMPLE / float(max(calls, 1))))
 
     def _cross_check_host(self, fn, event_samples):
         """Host wall time around single calls with a device-wide sync: work on another stream or
@@ -1088,7 +1157,7 @@ class TrustedRun:
         checked_at = set(self.rng.sample(range(n_samples + 1), min(VERIFY_REPLAYS, n_samples + 1)))
         held_bytes = len(idx) * max(self.session.out_bytes, 1)
         defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
-        pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, intact, digest)
+        pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, their seeds, intact, digest)
         samples, fails = [], []
         check_s = fresh_s = ramp_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
@@ -1099,15 +1168,15 @@ class TrustedRun:
             if i in checked_at and not fails:
                 c0 = p.perf()
                 r = sorted(checked_at).index(i) + 1
-                sets = self.fresh_round()
+                sets, seeds = self.fresh_round()
                 p.replay(graph)
                 p.dev_sync()  # every stream's work done, as for a check at once
                 intact = self.inputs_intact(sets)
                 if defer:  # copied now (the next replay overwrites graph memory), checked after the samples
                     held = [self.snapshot(o) for o in outs]
-                    pending.append((r, held, sets, intact, self._copies_digest(held, sets)))
+                    pending.append((r, held, sets, seeds, intact, self._copies_digest(held, sets)))
                 else:
-                    bad = self._replay_failure(r, outs, idx, sets, intact, outs)
+                    bad = self._replay_failure(r, outs, idx, (seeds, None), intact, outs)
                     if bad:
                         fails.append(bad)
                     idle = True  # the GPU waited for the host's check
@@ -1154,13 +1223,13 @@ class TrustedRun:
             self.sample_clocks.append(self._clock_mhz())
         p.dev_sync()
         c0 = p.perf()
-        for r, held, sets, intact, digest in pending:
+        for r, held, sets, seeds, intact, digest in pending:
             if not _same_digest(self._copies_digest(held, sets), digest):
                 self.tampered = self.tampered or (
                     "graph replay %d on fresh values: the harness's copies of its outputs and inputs changed while the "
                     "candidate's later samples ran; something wrote to memory that is not its own" % r)
                 break
-            bad = self._replay_failure(r, held, idx, sets, intact, outs)
+            bad = self._replay_failure(r, held, idx, (seeds, None), intact, outs)
             if bad:
                 fails.append(bad)
                 break
@@ -1483,7 +1552,8 @@ def _run_released(args, inputs, release):
     watched = {}
     for i, tr in enumerate(truns):
         key = "run" if i == 0 else "run%d" % (i + 1)
-        watched.update({key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2})
+        watched.update({key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2,
+                        key + ".target": tr.target})
     harness = Harness(torch, hk, runner_module,
                       [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None], watched,
                       _KNOWN_TORCH_NAMES)
@@ -1564,7 +1634,8 @@ def _finish_workload(trun, result, fake_fraction):
     if trun.cpu_checked is not None and result.get("calls_per_sample"):
         n = int(result["calls_per_sample"])
         result["sampled_checks"] = {"calls_per_sample": n, "checked_per_sample": trun.cpu_checked,
-                                    "spot_per_sample": min(SPOT_CHECKS_PER_SAMPLE, n)}
+                                    "spot_per_sample": min(SPOT_CHECKS_PER_SAMPLE, n),
+                                    "spot_copies": getattr(trun, "spot_copies", None)}
     if getattr(trun, "host_ms", None) is not None:
         result["host_ms"] = trun.host_ms
     if trun.profiled is not None:

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -57,6 +58,7 @@ json run_record::to_json() const {
     if (had_invalid_utf8) j["invalid_utf8"] = true;
     if (result_lines > 1) j["result_lines"] = result_lines;
     if (!strays.empty()) j["strays_killed"] = strays;
+    if (!shm_removed.empty()) j["shared_memory_removed"] = shm_removed;
     if (lock_wait_s >= 0.01) j["waited_for_gpu_s"] = lock_wait_s;
     if (!lock_note.empty()) j["gpu_lock"] = lock_note;
     if (!sandbox.is_null()) j["sandbox"] = sandbox;
@@ -94,6 +96,11 @@ std::optional<finding> lock_wait_warning(const std::vector<const run_record*>& r
 
 std::vector<finding> stray_warnings(const std::vector<const run_record*>& runs) {
     std::vector<finding> out;
+    for (const run_record* r : runs)
+        if (r != nullptr && !r->shm_removed.empty())
+            out.push_back(findings::stray_shared_memory(
+                fmt::format("{}{} {}", r->warmup ? "warm-up " : "", r->role, r->index), r->shm_removed.size(),
+                join(r->shm_removed, "; ")));
     for (const run_record* r : runs) {
         if (r == nullptr || r->strays.empty()) continue;
         std::string cmds;
@@ -189,6 +196,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     const std::string cmd = shell_join(launcher.command(req));
     if (cancel.cancelled()) throw tool_error(fmt::format("{} was cancelled before it started", label));
     run_answer answer;
+    std::set<int> shm_before;
     double lock_wait_s = 0;
     std::string lock_note;  ///< why the run went unlocked, if it did
     {
@@ -202,6 +210,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
         lock_wait_s = gpu.waited_s();
         lock_note = gpu.not_held();
         const scheduling before = own_scheduling();
+        shm_before = sysv_shm_ids();
         answer = launcher.launch(req, runner, cancel);
         // Every later run started from this process would inherit what the run set of it.
         if (const std::string changed = restore_scheduling(before); !changed.empty())
@@ -213,6 +222,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
     std::vector<std::string> strays;
     for (const auto& s : sweep_strays()) strays.push_back(fmt::format("pid {}: {}", s.pid, s.command));
     strays.insert(strays.end(), res.strays.begin(), res.strays.end());  // killed by a kept fork server
+    std::vector<std::string> shm_left = remove_new_shm(shm_before, res.pid);  // its others are gone now
     if (res.spawn_failed)
         throw tool_error(fmt::format("{} ({}) {}; check the interpreter ({})", label, cmd,
                                      res.describe(req.timeout_s), words::python_setting()));
@@ -250,6 +260,7 @@ run_record run_once(const run_request& req, process_runner& runner, const cancel
 
     run_record r;
     r.strays = std::move(strays);
+    r.shm_removed = std::move(shm_left);
     r.lock_wait_s = lock_wait_s;
     r.lock_note = lock_note;
     r.role = req.role;

@@ -84,6 +84,7 @@ struct run_record {
     int result_lines = 1;           ///< stdout lines that carried "ms" (the last one counts)
     std::vector<std::string> strays;  ///< processes it left running, killed after it (process/strays.h)
     std::string ended_after_result;   ///< how the harness's process ended, when not cleanly, after its result came
+    std::vector<std::string> shm_removed;  ///< SysV shared memory it left, removed after it (process/strays.h)
     double lock_wait_s = 0;           ///< waited for another hotkernel run on this GPU [s]
     std::string lock_note;            ///< why the run went without that lock ("" when it had it)
     std::size_t sequence = 0;         ///< 1-based launch order within its bench/verify (0: unknown)

@@ -26,6 +26,7 @@ json encode_fork_request(std::size_t id, const process_spec& spec, const std::st
 
 process_result decode_fork_done(const json& ans, double elapsed_s) {
     process_result res;
+    if (const auto pid = ans.find("pid"); pid != ans.end() && pid->is_number_integer()) res.pid = pid->get<long>();
     res.timed_out = ans.value("timed_out", false);
     res.exit_pending = ans.value("exiting", false);
     const json& code = ans.contains("exit_code") ? ans["exit_code"] : json();

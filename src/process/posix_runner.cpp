@@ -39,6 +39,7 @@ process_result posix_runner::run(const process_spec& spec, const cancel_token& c
         return res;
     }
     const pid_t pid = c.pid;
+    res.pid = pid;
 
     // Feed stdin from a thread so a child that does not read it cannot block us.
     std::thread stdin_writer([fd = c.in, data = spec.stdin_data]() {

@@ -53,6 +53,7 @@ struct process_spec {
 };
 
 struct process_result {
+    long pid = 0;              ///< the child's process id (0: never started, or not known)
     int exit_code = -1;        ///< valid when term_signal == 0 and !timed_out
     int term_signal = 0;       ///< signal that ended the child, 0 if it exited
     bool timed_out = false;

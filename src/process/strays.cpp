@@ -5,7 +5,9 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sched.h>
+#include <sys/ipc.h>
 #include <sys/prctl.h>
+#include <sys/shm.h>
 #include <sys/resource.h>
 #endif
 
@@ -112,6 +114,56 @@ void become_subreaper() {
 #ifdef __linux__
     ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 #endif
+}
+
+namespace {
+struct shm_segment {
+    int id = 0;
+    unsigned long size = 0;
+    long cpid = 0;
+    long cuid = -1;
+};
+
+std::vector<shm_segment> shm_segments() {
+    std::vector<shm_segment> out;
+    std::ifstream in("/proc/sysvipc/shm");
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+        // key shmid perms size cpid lpid nattch uid gid cuid cgid ...
+        std::istringstream f(line);
+        long long key = 0;
+        shm_segment s;
+        std::string perms;
+        long lpid = 0, nattch = 0, uid = 0, gid = 0;
+        if (f >> key >> s.id >> perms >> s.size >> s.cpid >> lpid >> nattch >> uid >> gid >> s.cuid) out.push_back(s);
+    }
+    return out;
+}
+}  // namespace
+
+std::set<int> sysv_shm_ids() {
+    std::set<int> ids;
+    for (const auto& s : shm_segments()) ids.insert(s.id);
+    return ids;
+}
+
+std::vector<std::string> remove_new_shm(const std::set<int>& before, long run_pid) {
+    std::vector<std::string> removed;
+#ifdef __linux__
+    const long uid = static_cast<long>(::getuid());
+    for (const auto& s : shm_segments()) {
+        if (before.contains(s.id) || s.cuid != uid) continue;
+        if (s.cpid != run_pid && s.cpid > 0 && ::kill(static_cast<pid_t>(s.cpid), 0) == 0)
+            continue;  // its maker lives, and is not the run: not the run's
+        if (::shmctl(s.id, IPC_RMID, nullptr) == 0)
+            removed.push_back("segment " + std::to_string(s.id) + " (" + std::to_string(s.size) + " bytes)");
+    }
+#else
+    (void)before;
+    (void)run_pid;
+#endif
+    return removed;
 }
 
 scheduling own_scheduling() {

@@ -25,6 +25,14 @@ struct stray_process {
 /// at most 3 s). Returns what it killed, each process once.
 std::vector<stray_process> sweep_strays();
 
+/// The ids of the SysV shared memory segments that exist now (/proc/sysvipc/shm).
+std::set<int> sysv_shm_ids();
+/// Removes (IPC_RMID) the segments not in `before` that this user created from the run's own
+/// process (`run_pid`, still in its exit when a fork server answered first) or from one that is
+/// gone (the run's others, swept): shared memory outlives every process, and a run could pin the
+/// machine's memory with it. Returns "segment N (SIZE bytes)" for each.
+std::vector<std::string> remove_new_shm(const std::set<int>& before, long run_pid);
+
 /// This process's scheduling: what a child started (or forked) from it inherits, and what a run
 /// could change of it (sched_setscheduler, setpriority, sched_setaffinity on its parent need no
 /// signal): policy and priority, nice value, CPUs.

@@ -74,6 +74,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {stray_processes, "stray_processes", W,
      "a run left processes behind (setsid, a double fork); hotkernel killed them before the next run",
      "make the script wait for (or stop) what it starts"},
+    {stray_shared_memory, "stray_shared_memory", W,
+     "a run left SysV shared memory behind (shmget without IPC_RMID), which outlives every process; hotkernel "
+     "removed it before the next run",
+     "remove what the script creates (shmctl IPC_RMID), or use memory that dies with the process"},
     {python_cache_tampered, "python_cache_tampered", W,
      "hotkernel's folder of its own Python files held files it did not write (bytecode, .pth, others) or files whose "
      "bytes differed from the binary's; they were removed or rewritten before the run",
@@ -447,6 +451,13 @@ finding sample_clocks_throttled(std::size_t throttled, std::size_t samples, doub
                             "or shared with other work while timing; see sample_clocks, and rerun on an idle, cool "
                             "GPU if the times matter",
                             throttled, samples, threshold_mhz, reference_mhz, min_mhz, runs));
+}
+
+finding stray_shared_memory(std::string_view run, std::size_t count, std::string_view segments) {
+    return make(finding_id::stray_shared_memory,
+                fmt::format("{} left {} SysV shared memory segment(s) behind; hotkernel removed them before the next "
+                            "run: {}; remove what the script creates (shmctl IPC_RMID)",
+                            run, count, segments));
 }
 
 finding stray_processes(std::string_view run, std::size_t count, std::string_view commands) {

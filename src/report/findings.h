@@ -42,6 +42,7 @@ enum class finding_id {
     invalid_utf8,
     sample_clocks_throttled,
     stray_processes,
+    stray_shared_memory,
     python_cache_tampered,
     fork_server_restarted,
     measured_without_lock,
@@ -175,6 +176,7 @@ finding invalid_utf8(std::optional<std::size_t> run);
 finding sample_clocks_throttled(std::size_t throttled, std::size_t samples, double threshold_mhz,
                                 double reference_mhz, double min_mhz, std::string_view runs);
 finding stray_processes(std::string_view run, std::size_t count, std::string_view commands);
+finding stray_shared_memory(std::string_view run, std::size_t count, std::string_view segments);
 /// `what`: the files found in hotkernel's Python cache folder that it did not write, or that differed.
 finding python_cache_tampered(std::string_view dir, std::string_view what);
 /// `why`: how the server ended; `run`: the run it died during ("candidate run 2 of 10").

@@ -42,6 +42,16 @@ r = subprocess.run(["sh", "-c", "echo x > " + os.path.join(outside, "from_child"
 out["child_write"] = "allowed" if r.returncode == 0 else "denied"
 import resource
 out["core"] = resource.getrlimit(resource.RLIMIT_CORE)
+attempt("raise_priority", lambda: os.setpriority(os.PRIO_PROCESS, 0, -5))
+import ctypes
+class Timex(ctypes.Structure):
+    _fields_ = [("modes", ctypes.c_uint), ("pad", ctypes.c_long * 40)]
+def adjtimex_offset():  # ADJ_OFFSET with a zero offset: allowed with CAP_SYS_TIME, changes nothing
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.adjtimex(ctypes.byref(Timex(modes=0x0001))) < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+attempt("set_clock", adjtimex_offset)
+out["cap_eff"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
 print(json.dumps(out))
 """
 
@@ -86,6 +96,17 @@ def test_writes_only_in_scratch_and_caches(tmp_path):
     assert out["tempfile"].startswith(str(dirs["scratch"]))
     assert out["core"] == [0, 0]
     assert rec["rlimits"]["core"] == 0 and rec["rlimits"]["msgqueue"] == 0
+
+
+def test_no_capability_outlives_the_sandbox(tmp_path):
+    # Root keeps its uid in a run, but none of root's powers: setting the machine's clock
+    # (adjtimex), raising its own priority over the baseline's, locking memory, ...
+    out, _ = _run(tmp_path)
+    rec = out["record"]
+    assert out["cap_eff"] == "0000000000000000", out["cap_eff"]
+    assert rec["capabilities"] == ("dropped" if os.geteuid() == 0 else "none held"), rec
+    assert out["raise_priority"].startswith("denied"), out["raise_priority"]
+    assert out["set_clock"].startswith("denied"), out["set_clock"]
 
 
 @pytest.mark.skipif(_abi() < 6, reason="signal scoping needs Landlock ABI 6")

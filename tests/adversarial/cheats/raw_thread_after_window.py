@@ -1,4 +1,4 @@
-# Cheat: a worker started at import with _thread.start_new_thread (not listed by threading.enumerate, so its CPU went uncounted) fills each timed call's output after the call returned; calls the harness copies at once (read from its frame through a traceback's f_back) are computed in the call.
+# Cheat: a worker started at import with _thread.start_new_thread (not listed by threading.enumerate, so its CPU went uncounted) fills each timed call's output after the call returned; calls the harness's frame says it copies at once (read through a traceback's f_back) are computed in the call.
 NEEDS_CUDA = False
 CPU_ONLY = True  # the eager loop's frames: on a GPU the calls are captured into a graph once
 BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
@@ -34,8 +34,7 @@ def kernel(x):
     if _calls[0] == 1:
         return F.gelu(x)  # the check call
     loc = _caller().f_locals
-    spot = loc.get("spot")
-    if spot is None or "snaps" not in loc or loc["j"] in spot:
+    if "snaps" not in loc or loc["j"] in (loc.get("spot") or ()):  # the warm-up, or a call the frame says is copied
         return F.gelu(x)
     out = torch.empty_like(x)
     _q.put((x, out))
