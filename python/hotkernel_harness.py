@@ -949,6 +949,7 @@ class TrustedRun:
         for i in range(self.target.samples):
             sets, seeds = self.fresh_round()
             self.l2.reset()
+            self._sync()  # the reset's own GPU work ends here, not inside the parent's window
             hold = self._hold_index(s.calls)
             copy_views = self._secret_views(sets)
             drawn = (seeds, self._release(s.calls, self._mix_views, copy_views))
@@ -1198,8 +1199,9 @@ class TrustedRun:
             # replay (outputs in graph memory still hold its results) has nothing to skip.
             f0 = p.perf()
             self.fresh_values()
-            fresh_s += p.perf() - f0
             self.l2.reset()
+            p.dev_sync()  # the reset's own GPU work ends here, not inside the parent's window
+            fresh_s += p.perf() - f0
             self._release(s.calls, self._mix_views)
             if clock is None:
                 a, b = self._timed_replay(graph)
