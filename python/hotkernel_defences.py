@@ -26,6 +26,7 @@ class Primitives:
         # collection (gc callbacks, finalizers of cycles) and no signal handler can run the
         # candidate's code in this thread while the harness checks what the sample returned.
         self.gc_disable, self.gc_enable, self.gc_isenabled = gc.disable, gc.enable, gc.isenabled
+        self.gc_collect = gc.collect
         self.gc_callbacks = gc.callbacks  # the list itself: what is in it is compared, not replaced
         self.sigmask = getattr(signal, "pthread_sigmask", None)
         self.all_signals = signal.valid_signals() if hasattr(signal, "valid_signals") else set()
@@ -235,7 +236,7 @@ CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 # The attributes of the harness's objects that the measurement itself updates as it goes: every
 # other one is compared after each sample (Harness.state_changes).
 MUTABLE_STATE = {
-    "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "timer_detail", "host_ms", "cpu_checked",
+    "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
                    "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness"},
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
     "L2Guard": {"seen_bytes", "floor"},

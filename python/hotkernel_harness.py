@@ -259,6 +259,7 @@ class TrustedRun:
         self._profile_graph = None
         self.cpu_checked = None  # held calls a CPU sample checks (_picked_after_window)
         self._quiet_state = None  # (gc was enabled, the signal mask before) while quiet (_quiet)
+        self._gc_held = False  # gc was enabled, and is kept off through a sample's window (_unquiet)
         self.spot_copies = None  # outputs copied as soon as their call returned, over the samples
         self._harness = None  # the Harness snapshot, from measure(): its state is checked every sample
         self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
@@ -508,7 +509,7 @@ class TrustedRun:
         p = self.prims
         if self._quiet_state is not None:
             return
-        was = p.gc_isenabled()
+        was = p.gc_isenabled() or self._gc_held
         p.gc_disable()
         mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
         self._quiet_state = (was, mask)
@@ -536,7 +537,11 @@ class TrustedRun:
             self.tampered = ("the candidate left %s active after its calls: the harness's checks would run through "
                              "its code" % modes)
 
-    def _unquiet(self):
+    def _unquiet(self, window=False):
+        """Ends the quiet. window: a sample's window opens next, and the garbage collector stays
+        off through it (as timeit keeps it off): a collection inside it is time the parent sees
+        and no call reports, and its pauses grow with what torch holds. The young generations
+        are collected now instead, outside the window; gc is enabled again when the samples end."""
         p = self.prims
         if self._quiet_state is None:
             return
@@ -544,17 +549,29 @@ class TrustedRun:
         self._quiet_state = None
         if mask is not None:
             p.sigmask(SIG_SETMASK, mask)
-        if was:
+        if was and window:
+            p.gc_collect(1)
+            self._gc_held = True
+        elif was:
+            self._gc_held = False
             p.gc_enable()
         if list(p.gc_callbacks) != self._gc_callbacks:
             self.tampered = self.tampered or ("the candidate added a garbage collector callback (gc.callbacks), which "
                                               "runs its code between a sample's calls and their checks")
 
+    def _samples_over(self):
+        """After the last sample (however it ended): no longer quiet, and gc on again if it was."""
+        self._unquiet()
+        if self._gc_held:
+            self._gc_held = False
+            self.prims.gc_enable()
+
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
         views (the timed inputs, and the harness's copies of them). Returns (the sets mixed, the
         factor): what a set drawn again needs to be the set the calls saw (_drawn_again)."""
-        self._unquiet()
+        self._quiet()  # (already quiet after a sample: the first sample's window is gc-free too)
+        self._unquiet(window=True)
         flat, picked = self._picked(*groups)
         try:
             secret = self.release.ready("timed", calls)
@@ -578,9 +595,17 @@ class TrustedRun:
         call, EMPTY_SAMPLES with no call (the fixed cost) and EMPTY_SAMPLES with EMPTY_CALLS (the
         loop's cost a call); on the graph path a replay of a one-node graph, and, for the CUPTI
         timer, a graph of GAP_NODES tiny kernels (the gaps between nodes CUPTI does not count)."""
+        try:
+            self._empty_samples()
+        finally:
+            self._samples_over()
+
+    def _empty_samples(self):
         rel, s, p = self.release, self.session, self.prims
         if not rel.active:
             return
+        self._quiet()
+        self._unquiet(window=True)  # every window gc-free, the first too, as a timed sample's
         views = self._mix_views
         graph_path = s.is_cuda and self.target.timer in ("auto", "cupti", "cuda_graph")
         cupti = graph_path and self.clock is not None and self.target.timer != "cuda_graph"
@@ -602,7 +627,7 @@ class TrustedRun:
                         p.dev_sync()
                     self._quiet()
                     rel.done()
-                    self._unquiet()
+                    self._unquiet(window=True)
             return
         one, tiny = self._tiny_graph(1)
         for _ in range(EMPTY_SAMPLES):
@@ -615,14 +640,14 @@ class TrustedRun:
                 p.dev_sync()
                 self._quiet()
                 rel.done()
-                self._unquiet()
+                self._unquiet(window=True)
                 self._clock_stop()
             else:
                 a, b = self._timed_replay(one)
                 p.ev_sync(b)
                 self._quiet()
                 rel.done()
-                self._unquiet()
+                self._unquiet(window=True)
         if cupti:
             gap, gap_buf = self._tiny_graph(GAP_NODES)
             p.replay(gap)
@@ -635,7 +660,7 @@ class TrustedRun:
             p.dev_sync()
             self._quiet()
             rel.done()
-            self._unquiet()
+            self._unquiet(window=True)
             recs = self._clock_stop()
             if recs:
                 rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
@@ -693,7 +718,7 @@ class TrustedRun:
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 finally:
                     threads.counting = False
-                    self._unquiet()
+                    self._samples_over()
                 busy = self._thread_cpu_s(threads) - busy0
                 wall = self.prims.perf() - wall0
                 self.phases["timing_and_checks"] = wall
