@@ -190,8 +190,9 @@ def test_a_fork_servers_scheduling_changed_by_a_run_is_put_back_and_the_run_void
         dropped = [r for r in res["runs"] if (r.get("sandbox") or {}).get("capabilities") == "dropped"]
         if res["verdict"] != "invalid" and dropped:
             # A run as root holds no capability, and the kernel refuses it a change to a process
-            # that holds some (cap_safe_nice): the fork server's scheduling was never changed.
-            assert res["verdict"] != "faster", res
+            # that holds some (cap_safe_nice): the fork server's scheduling was never changed
+            # (checked below), and the verify is an A/A one, whose verdict chance decides.
+            assert not any("scheduling" in r for r in res["reasons"]), res["reasons"]
         else:
             assert res["verdict"] == "invalid", res["reasons"]
             assert any("fork server's scheduling" in r or "own scheduling" in r for r in res["reasons"]), res["reasons"]
