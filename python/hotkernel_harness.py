@@ -615,14 +615,14 @@ class TrustedRun:
             empty = lambda *a: out  # noqa: E731
             for n in (0, EMPTY_CALLS):
                 order = (0,) * n
-                spots = self._spot_count(n)
+                spot_odds = self._spot_odds(n)
                 for _ in range(EMPTY_SAMPLES):
                     flat, _ = self._picked(views, views)  # a timed sample mixes the harness's copies too
                     secret = rel.ready("empty", n)
                     self._mix(secret, flat)
                     if s.is_cuda:
                         p.dev_sync()
-                    self._eager_sample(empty, order, s.timed_sets, spots, (), s.is_cuda)
+                    self._eager_sample(empty, order, s.timed_sets, spot_odds, (), s.is_cuda)
                     if s.is_cuda:
                         p.dev_sync()
                     self._quiet()
@@ -969,7 +969,7 @@ class TrustedRun:
         timed = tuple(s.timed_sets)  # calls can reach through the harness's frames, they cannot edit
         samples, fails = (), []  # a tuple: a later call cannot edit earlier samples in place
         sampled = not cuda  # the CPU checks a share of each sample's calls (CPU_CHECKED_CALLS)
-        spots = self._spot_count(s.calls)
+        spot_odds = self._spot_odds(s.calls)
         self.spot_copies = 0
         for i in range(self.target.samples):
             sets, seeds = self.fresh_round()
@@ -981,7 +981,7 @@ class TrustedRun:
             if cuda:
                 p.dev_sync()
             host0 = p.perf()
-            total, evs, outs, idx, snaps, spot_s, signed = self._eager_sample(fn, order, timed, spots, hold, cuda)
+            total, evs, outs, idx, snaps, spot_s, signed = self._eager_sample(fn, order, timed, spot_odds, hold, cuda)
             if cuda:
                 p.dev_sync()
             host_ms = (p.perf() - host0 - spot_s) * 1e3
@@ -1032,7 +1032,7 @@ class TrustedRun:
             self._cross_check_host(fn, samples)
         return list(samples), ("cuda_events" if cuda else "cpu"), None, fails
 
-    def _eager_sample(self, fn, order, timed, spots, hold, cuda):
+    def _eager_sample(self, fn, order, timed, spot_odds, hold, cuda):
         """One sample's calls, back to back, each timed on its own (CUDA events, or perf_counter):
         (host seconds inside the calls, the events, the held outputs and their call indices, the
         spot snapshots, the seconds the snapshots took, and their signature: (how many, a hash of
@@ -1043,8 +1043,6 @@ class TrustedRun:
         outs, idx, evs, snaps = [], [], [], []
         total = spot_s = 0.0
         n_snaps = sig = 0  # ints: the calls can read this frame's locals, not rebind them
-        left = spots  # copies still to take: exactly `spots` a sample, so their cost is the empty samples'
-        n = len(order)
         for j, si in enumerate(order):
             if cuda:
                 a = p.Event(enable_timing=True)
@@ -1057,14 +1055,12 @@ class TrustedRun:
                 t0 = p.perf()
                 out = fn(*timed[si])
                 total += p.perf() - t0
-            # Whether this output is copied now is drawn only now, after the call returned (left of
-            # the n - j calls to come, each equally likely): no call can know beforehand that it is
-            # looked at as soon as it returns, but where every call left must be. Copied before any
+            # Whether this output is copied now is drawn only now, after the call returned: no call
+            # can know beforehand that it is looked at as soon as it returns. Copied before any
             # device-wide sync: a result still being computed on another stream or thread is wrong
             # in the copy. Checked once the sample is over, outside the parent's window; on the CPU
             # the copy's content is digested now, so no later write into it goes unseen.
-            if left and int.from_bytes(urandom(4), "little") % (n - j) < left:
-                left -= 1
+            if int.from_bytes(urandom(2), "little") < spot_odds:
                 s0 = p.perf()
                 snap = self.snapshot(out)
                 d = None if cuda else self._content_digest(snap)
@@ -1083,7 +1079,7 @@ class TrustedRun:
         ts = snap if isinstance(snap, list) else [snap]
         if any(type(t) is not self.torch.Tensor for t in ts):
             return None
-        return tuple(float(t.sum()).hex() for t in ts)  # in its own dtype: a sum's bits, cheap inside the window
+        return tuple(float(t.sum(dtype=self.torch.float64)).hex() for t in ts)
 
     def _snaps_signature(self, snaps, cuda):
         """(how many, the hash) of a sample's spot snapshots as they are now: what _eager_sample
@@ -1094,9 +1090,10 @@ class TrustedRun:
             sig = hash((sig, j, si, now))
         return len(snaps), sig
 
-    def _spot_count(self, calls):
-        """How many of a sample's calls are copied as soon as they return."""
-        return min(SPOT_CHECKS_PER_SAMPLE, calls)
+    def _spot_odds(self, calls):
+        """The odds, out of 65536, that a call's output is copied as soon as it returns:
+        SPOT_CHECKS_PER_SAMPLE copies a sample on average."""
+        return int(65536 * min(1.0, SPOT_CHECKS_PER_SAMPLE / float(max(calls, 1))))
 
     def _cross_check_host(self, fn, event_samples):
         """Host wall time around single calls with a device-wide sync: work on another stream or

@@ -416,10 +416,10 @@ def measure(fn):
 
 res, checks, spots = measure(lambda x: F.gelu(x))
 assert res["status"] == "ok" and res["calls_per_sample"] == 6, res
-# Not every call: 3 of 6 held, and SPOT_CHECKS_PER_SAMPLE copied as they returned (which, drawn
-# call by call after each returned).
-assert spots == 40 * runner.SPOT_CHECKS_PER_SAMPLE, spots
+# Not every call: 3 of 6 held, and the calls copied as they returned, drawn call by call after
+# each returned (SPOT_CHECKS_PER_SAMPLE a sample on average: 80 of 240, sd 7).
 assert checks == 40 * 3 + spots, (checks, spots)
+assert 40 <= spots <= 120, spots
 
 # the picks move from sample to sample and cover every call, whatever the candidate does to
 # os.urandom or the random module once the run is set up
