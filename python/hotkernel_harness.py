@@ -337,13 +337,12 @@ class TrustedRun:
         its own, seeded from os.urandom. References are computed from a set drawn again from its
         seed (_drawn_again), not from the copies: the calls can reach the copies through the
         harness's frames and write into them, not change what a seed draws."""
-        hk, s = self.hk, self.session
+        s = self.session
         seeds = tuple(int.from_bytes(self._urandom(6), "little") for _ in range(s.k))
         sets, shared = [], None
         for seed in seeds:
-            one, shared = hk.draw_sets(self.target, hk.seeded_generator(s.device, seed), s.device, 1, s.derive_fn,
-                                       shared)
-            sets.append(one[0])
+            one, shared = self._draw_one(seed, shared)
+            sets.append(one)
         with self.torch.no_grad():
             for dst, src in zip(s.timed_sets, sets):
                 for d, x in zip(dst, src):
@@ -351,25 +350,29 @@ class TrustedRun:
         self._sync()
         return tuple(sets), seeds
 
+    def _draw_one(self, seed, shared=None):
+        """(one set drawn from its seed, the inputs every set shares): set 0 draws those, later
+        sets take them (`shared`)."""
+        s = self.session
+        sets, shared = self.hk.draw_sets(self.target, self.hk.seeded_generator(s.device, seed), s.device, 1,
+                                         s.derive_fn, shared)
+        return sets[0], shared
+
     def _drawn_again(self, seeds, si, cache, mixed=None):
         """Set si of a fresh_round, drawn again from its seed (with the inputs every set shares,
         drawn with set 0: kept in cache, a dict, for the round's later sets), and mixed as the
         release mixed it (mixed: _release's answer)."""
-        hk, s = self.hk, self.session
+        one = None
         if "shared" not in cache:
-            first, cache["shared"] = hk.draw_sets(self.target, hk.seeded_generator(s.device, seeds[0]), s.device, 1,
-                                                  s.derive_fn)
+            first, cache["shared"] = self._draw_one(seeds[0])
             one = first if si == 0 else None
-        else:
-            one = None
         if one is None:
-            one, _ = hk.draw_sets(self.target, hk.seeded_generator(s.device, seeds[si]), s.device, 1, s.derive_fn,
-                                  cache["shared"])
+            one, _ = self._draw_one(seeds[si], cache["shared"])
         if mixed is not None and si in mixed[0]:
-            views = self._secret_views([one[0]])
+            views = self._secret_views([one])
             if views:
                 self._foreach_mul(views[0], mixed[1])
-        return one[0]
+        return one
 
     def fresh_values(self):
         """Fresh values for a timed replay, whose outputs are not checked (no copies needed): the
