@@ -582,12 +582,13 @@ class TrustedRun:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
         return picked, self._mix(secret, flat)
 
-    def _done(self):
+    def _done(self, copies=0, copy_s=0.0):
         """Ends a timed sample: its answer's arrival stops the parent's clock. Quiet first
-        (_quiet), inside the window, where the empty samples are quiet too."""
+        (_quiet), inside the window, where the empty samples are quiet too. Says how many
+        outputs were copied as they returned, and in how long (the parent takes that out)."""
         self._quiet()
         try:
-            self.release.done()
+            self.release.done(copies, copy_s)
         except OSError as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
         self._dispatch_intact()
@@ -625,11 +626,13 @@ class TrustedRun:
                     self._mix(secret, flat)
                     if s.is_cuda:
                         p.dev_sync()
-                    self._eager_sample(empty, order, s.timed_sets, spot_odds, (), s.is_cuda)
+                    _, _, _, _, snaps, spot_s, _ = self._eager_sample(empty, order, s.timed_sets, spot_odds, (),
+                                                                       s.is_cuda)
                     if s.is_cuda:
                         p.dev_sync()
                     self._quiet()
-                    rel.done()
+                    rel.done(len(snaps), spot_s)
+                    del snaps
                     self._unquiet(window=True)
             return
         one, tiny = self._tiny_graph(1)
@@ -988,7 +991,7 @@ class TrustedRun:
             if cuda:
                 p.dev_sync()
             host_ms = (p.perf() - host0 - spot_s) * 1e3
-            self._done()
+            self._done(signed[0], spot_s)
             # What the sample held and copied is what the harness chose, call for call: the lists
             # it filled are within the calls' reach (the harness's frame's locals).
             if (list(idx) != sorted(hold) or len(outs) != len(hold) or self._snaps_signature(snaps, cuda) != signed

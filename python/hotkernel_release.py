@@ -97,9 +97,11 @@ class Release:
         self._send("ready %s" % kind if n is None else "ready %s %d" % (kind, n))
         return self._go()
 
-    def done(self):
+    def done(self, copies=0, copy_s=0.0):
+        """Ends the sample: `copies` outputs were copied as soon as their calls returned, in
+        `copy_s` seconds of the window (the parent takes that out, within a cap)."""
         if self._fd is not None:
-            self._send("done")
+            self._send("done %d %d" % (max(0, int(copies)), max(0, int(round(copy_s * 1e6)))))
 
     def note(self, key, value):
         if self._fd is not None:

@@ -65,6 +65,11 @@ double realtime_ms() {
     return ms_of(ts);
 }
 
+// Digits only, at most 9 of them: a count the wire may carry.
+bool is_count(const std::string& w) {
+    return !w.empty() && w.size() <= 9 && w.find_first_not_of("0123456789") == std::string::npos;
+}
+
 double num(const json& j, const char* key, double fallback) {
     return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
 }
@@ -83,6 +88,7 @@ json clock_bound::to_json() const {
            {"allowed_ms", r(allowance_ms)}};
     if (waited_ms > 0) j["waited_ms"] = r(waited_ms);  // taken out of the windows: CPU waits, all samples
     if (loop_ms_per_call > 0) j["loop_ms_per_call"] = std::round(loop_ms_per_call * 1e6) / 1e6;
+    if (copy_ms > 0) j["copies_ms"] = r(copy_ms);  // the spot copies' time taken out of a window (median)
     if (gap_ms_per_op > 0) j["gap_ms_per_op"] = std::round(gap_ms_per_op * 1e6) / 1e6;
     return j;
 }
@@ -109,17 +115,27 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     if (samples.size() != log.timed.size())
         return broken(fmt::format("the result reports {} sample(s) but the parent released {}", samples.size(),
                                   log.timed.size()));
-    std::vector<double> fixed, looped;
+    std::vector<double> fixed, looped, per_copy;
     long loop_calls = 0;
     // The first empty samples of a run pay for first uses (CUPTI's first start, cold code): left out.
     const std::size_t skip = log.empty.size() >= 12 ? 3 : 0;
+    for (std::size_t i = skip; i < log.empty.size(); ++i)
+        if (log.empty[i].copies > 0) per_copy.push_back(log.empty[i].copy_ms / static_cast<double>(log.empty[i].copies));
+    // A spot copy's time comes out of its window, up to a cap from what a copy took in the empty
+    // samples: the harness's clock says what its copies took, but not more than copies can.
+    b.copy_cap_ms = lim.copy_abs_ms + lim.copy_factor * median_of(per_copy);
+    auto copies_ms = [&](long copies, double copy_ms) {
+        const double n = static_cast<double>(std::clamp(copies, 0L, lim.max_copies));
+        return std::clamp(copy_ms, 0.0, n * b.copy_cap_ms);
+    };
     for (std::size_t i = skip; i < log.empty.size(); ++i) {
         const auto& e = log.empty[i];
-        if (e.calls == 0) fixed.push_back(e.ms);
+        const double ms = e.ms - copies_ms(e.copies, e.copy_ms);
+        if (e.calls == 0) fixed.push_back(ms);
         else if (e.calls >= loop_calls) {
             if (e.calls > loop_calls) looped.clear();
             loop_calls = e.calls;
-            looped.push_back(e.ms);
+            looped.push_back(ms);
         }
     }
     if (fixed.empty()) return broken("the harness timed no empty sample before the candidate was imported");
@@ -136,7 +152,7 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     }
     if (!looped.empty()) b.loop_ms_per_call = std::max(0.0, (median_of(looped) - b.fixed_ms) / loop_calls);
     b.lower = timer != "cuda_events";
-    std::vector<double> windows, reported, excess;
+    std::vector<double> windows, reported, excess, copied;
     for (std::size_t i = 0; i < samples.size(); ++i) {
         const auto& w = log.timed[i];
         if (!samples[i].is_number())
@@ -145,9 +161,11 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
             return broken(fmt::format("sample {} was released for {} call(s) but the result says {} a sample", i + 1,
                                       w.calls, calls));
         const double rep = samples[i].get<double>() * calls;
+        const double copy = copies_ms(w.copies, w.copy_ms);
         windows.push_back(w.ms);
         reported.push_back(rep);
-        excess.push_back(w.ms - b.fixed_ms - rep);
+        copied.push_back(copy);
+        excess.push_back(w.ms - copy - b.fixed_ms - rep);
     }
     // The run's time is the median of its samples (which the line rounds to 1e-6 ms): a result
     // whose ms is not is not the harness's.
@@ -158,6 +176,7 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.window_ms = median_of(windows);
     b.reported_ms = median_of(reported);
     b.excess_ms = median_of(excess);
+    b.copy_ms = median_of(copied);
     b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
                      lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
     // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
@@ -171,10 +190,10 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
         b.held = false;
         b.reason = fmt::format(
             "the run reports samples of {:.4g} ms ({:g} calls) but the parent saw each take {:.4g} ms, of which "
-            "{:.4g} ms is the fixed cost of a sample (timed before the candidate was imported): {:.4g} ms a sample "
-            "is missing from the reported times, more than the {:.4g} ms allowed; the times were not the harness's "
-            "clock",
-            b.reported_ms, calls, b.window_ms, b.fixed_ms, b.excess_ms, b.allowance_ms);
+            "{:.4g} ms is the fixed cost of a sample (timed before the candidate was imported) and {:.4g} ms the "
+            "harness's copies of outputs: {:.4g} ms a sample is missing from the reported times, more than the "
+            "{:.4g} ms allowed; the times were not the harness's clock",
+            b.reported_ms, calls, b.window_ms, b.fixed_ms, b.copy_ms, b.excess_ms, b.allowance_ms);
     }
     return b;
 }
@@ -292,7 +311,11 @@ struct parent_clock::impl {
             return true;
         }
         if (verb == "done") {
-            if (!pending || words.size() != 1) return fail("\"done\" with no sample out");
+            if (!pending) return fail("\"done\" with no sample out");
+            if (words.size() != 3 || !is_count(words[1]) || !is_count(words[2]))
+                return fail("a malformed \"done\": " + quoted(text));
+            const long copies = std::strtol(words[1].c_str(), nullptr, 10);
+            const long copy_us = std::strtol(words[2].c_str(), nullptr, 10);
             pending = false;
             const double peer_waited = std::max(0.0, (delay_of(peer_schedstat) - peer_delay0) / 1e6);
             const double own_waited = std::max(0.0, (delay_of(own_schedstat) - own_delay0) / 1e6);
@@ -312,9 +335,10 @@ struct parent_clock::impl {
             }
             const double ms = std::max(0.0, window - std::min(waited, window));
             if (pending_kind == "timed") log.waited_ms += std::min(waited, window);
-            if (pending_kind == "empty") log.empty.push_back({ms, pending_n});
+            const double copy_ms = static_cast<double>(copy_us) / 1e3;
+            if (pending_kind == "empty") log.empty.push_back({ms, pending_n, copies, copy_ms});
             else if (pending_kind == "gap") log.gap_window_ms = ms, log.gap_nodes = pending_n;
-            else log.timed.push_back({ms, pending_n});
+            else log.timed.push_back({ms, pending_n, copies, copy_ms});
             return true;
         }
         if (verb == "note") {

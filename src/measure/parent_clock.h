@@ -17,10 +17,12 @@
 //                      "ready empty N" | "ready gap N" | "ready timed CALLS"   a sample's start
 //                                                    (an empty sample runs the sample's loop over
 //                                                    N empty calls: N = 0 is the fixed cost)
-//                      "done"                        its end
+//                      "done C US"                   its end: C outputs were copied as soon as their
+//                                                    calls returned (spot copies), which took US
+//                                                    microseconds of the window on the harness's clock
 //                      "note gap_busy_ms X"          what the gap probe's GPU work took (CUPTI)
 //                      "import"                      the candidate is imported next: from here
-//                                                    on only "ready timed", "done" and "end"
+//                                                    on only "ready timed", "done ..." and "end"
 //                      "end"                         the last message
 //   parent -> runner:  "go HEX"                      the release, with 16 hex digits of secret
 // Anything else, or a message out of turn, is a protocol error: the run is invalid.
@@ -44,6 +46,8 @@ struct parent_clock_log {
     struct empty_window {
         double ms;                   ///< release to answer, less the time either side waited for a CPU
         long calls;                  ///< empty calls in it (0: the fixed cost alone)
+        long copies = 0;             ///< spot copies the harness took in it ("done C US")
+        double copy_ms = 0;          ///< the time it says they took
     };
     std::vector<empty_window> empty; ///< empty samples, before the candidate was imported
     double gap_window_ms = -1;       ///< the gap probe's window (-1: none)
@@ -52,6 +56,8 @@ struct parent_clock_log {
     struct window {
         double ms;                   ///< as empty_window::ms
         long calls;
+        long copies = 0;
+        double copy_ms = 0;
     };
     double waited_ms = 0;            ///< runnable-but-waiting time taken out of the timed windows, in all
     std::size_t stamped = 0;         ///< windows ended by the kernel's stamp of "done" (others: by the read)
@@ -59,7 +65,7 @@ struct parent_clock_log {
 };
 
 /// The margins of the bound: a run is invalid when the median over its samples of
-/// (window - fixed cost - reported time of the sample) exceeds abs_ms + frac * the median
+/// (window - its spot copies - fixed cost - reported time of the sample) exceeds abs_ms + frac * the median
 /// window, plus twice the spread of the fixed cost (its upper quartile over its median, the
 /// first three empty samples left out), plus
 /// what a timer does not count by design: the eager loop's cost between calls
@@ -75,6 +81,16 @@ struct clock_bound_limits {
     /// A share of the CPU waits taken out of a window is allowed on top: a loaded machine's
     /// waits are read when a thread runs again, which blurs the window's ends.
     double wait_share = 0.1;
+    /// Spot copies: a copy of an output taken as soon as its call returned, and its digest, run
+    /// cold after the call evicted the harness's code and data (on the 2-core CPU machine 20-300 us
+    /// for a 64 KiB output whose warm copy takes 25). Their time, as the harness's clock read it,
+    /// is taken out of the window, up to copy_abs_ms + copy_factor times a copy's time in the empty
+    /// samples for each copy, and for at most max_copies a sample (the spot copies are drawn at
+    /// 2 a sample on average: an honest sample copies more than 8 with odds of ~1 in 4000, and the
+    /// bound reads the median sample).
+    double copy_abs_ms = 0.3;
+    double copy_factor = 8;
+    long max_copies = 8;
 };
 
 /// The bound, decided from the parent's log and the run's result line. Pure.
@@ -87,6 +103,8 @@ struct clock_bound {
     bool lower = true;               ///< the bound applies to this timer (not to cuda_events)
     double fixed_ms = 0, loop_ms_per_call = 0, window_ms = 0, reported_ms = 0, excess_ms = 0, allowance_ms = 0,
            gap_ms_per_op = 0, waited_ms = 0, fixed_spread_ms = 0;
+    double copy_ms = 0;              ///< the spot copies' time taken out of a sample's window (median)
+    double copy_cap_ms = 0;          ///< the most one copy may take out
     [[nodiscard]] json to_json() const;
 };
 clock_bound check_clock_bound(const parent_clock_log& log, const json& line, const clock_bound_limits& lim = {});

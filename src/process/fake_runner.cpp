@@ -118,12 +118,12 @@ void play_parent_clock(const std::string& address, std::size_t samples, long cal
     };
     write_all(fd, "hello 1\nready empty 0\n");
     await_go();
-    write_all(fd, "done\nimport\n");
+    write_all(fd, "done 0 0\nimport\n");
     for (std::size_t i = 0; i < samples; ++i) {
         write_all(fd, fmt::format("ready timed {}\n", calls));
         await_go();
         if (window_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(window_ms));
-        write_all(fd, "done\n");
+        write_all(fd, "done 0 0\n");
     }
     write_all(fd, "end\n");
     ::close(fd);

@@ -87,6 +87,41 @@ TEST(ClockBound, TheEagerLoopsCostBetweenCallsIsAllowed) {
     EXPECT_NEAR(b.loop_ms_per_call, 0.002, 1e-9);
 }
 
+TEST(ClockBound, TheSpotCopiesTimeComesOutOfItsWindowUpToACap) {
+    // 48 calls of 0.04 ms; each sample copied 2 outputs as they returned, cold, in 0.9 ms on the
+    // harness's clock; the empty samples' copies took 0.03 ms each (cap 0.3 + 8 * 0.03 = 0.54 ms).
+    const double reported = 48 * 0.04;
+    auto log = log_of(10, 0.1 + reported + 0.9, 48);
+    for (int i = 0; i < 5; ++i) log.empty.push_back({0.1 + 0.06, 200, 2, 0.06});
+    for (auto& w : log.timed) w.copies = 2, w.copy_ms = 0.9;
+    auto b = check_clock_bound(log, line_of(10, 0.04, 48));
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.copy_cap_ms, 0.54, 1e-9);
+    EXPECT_NEAR(b.copy_ms, 0.9, 1e-9);
+    EXPECT_NEAR(b.excess_ms, 0.0, 1e-9);
+    EXPECT_NEAR(b.loop_ms_per_call, 0.0, 1e-9);  // the empty samples' copies are theirs, not the loop's
+    EXPECT_EQ(b.to_json()["copies_ms"], 0.9);
+    // Unsaid, the same windows break the bound: 0.9 ms missing, over 0.4 + 5% of 2.92.
+    for (auto& w : log.timed) w.copies = 0, w.copy_ms = 0;
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.04, 48)).held);
+}
+
+TEST(ClockBound, CopiesExplainNoMoreThanCopiesCan) {
+    // A result 2x faster than its windows: saying the copies took the missing time does not help
+    // past the cap a copy, nor past 8 copies a sample.
+    const double reported = 100 * 0.05;
+    auto log = log_of(10, 0.1 + 2 * reported, 100);
+    for (int i = 0; i < 5; ++i) log.empty.push_back({0.1 + 0.02, 200, 2, 0.02});  // 0.01 ms a copy
+    for (auto& w : log.timed) w.copies = 2, w.copy_ms = reported;
+    auto b = check_clock_bound(log, line_of(10, 0.05, 100));
+    EXPECT_FALSE(b.held);
+    EXPECT_NEAR(b.copy_ms, 2 * (0.3 + 8 * 0.01), 1e-9);
+    for (auto& w : log.timed) w.copies = 1000;
+    b = check_clock_bound(log, line_of(10, 0.05, 100));
+    EXPECT_FALSE(b.held);
+    EXPECT_NEAR(b.copy_ms, 8 * 0.38, 1e-9);
+}
+
 TEST(ClockBound, CuptiGetsTheGapsBetweenNodesThatItDoesNotCount) {
     // 1000 calls of 2.9 us of kernel, 0.6 us of gap each: the window is 20% over the kernels.
     auto log = log_of(10, 0.1 + 1000 * 0.0035, 1000);
@@ -180,10 +215,10 @@ TEST(ParentClock, TimesEachReleasedWindowAndHandsOutFreshSecrets) {
     ASSERT_GE(fd, 0);
     ASSERT_TRUE(write_all(fd, "hello 1\nready empty 0\n"));
     const std::string go1 = read_line(fd);
-    ASSERT_TRUE(write_all(fd, "done\nimport\nready timed 7\n"));
+    ASSERT_TRUE(write_all(fd, "done 0 0\nimport\nready timed 7\n"));
     const std::string go2 = read_line(fd);
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ASSERT_TRUE(write_all(fd, "done\nend\n"));
+    ASSERT_TRUE(write_all(fd, "done 2 150\nend\n"));
     ::close(fd);
     const auto log = clock.finish();
     EXPECT_EQ(go1.substr(0, 3), "go ");
@@ -196,6 +231,8 @@ TEST(ParentClock, TimesEachReleasedWindowAndHandsOutFreshSecrets) {
     ASSERT_EQ(log.empty.size(), 1u);
     ASSERT_EQ(log.timed.size(), 1u);
     EXPECT_EQ(log.timed[0].calls, 7);
+    EXPECT_EQ(log.timed[0].copies, 2);
+    EXPECT_DOUBLE_EQ(log.timed[0].copy_ms, 0.15);
     // The window leaves out the writer's waits for a CPU (this process's, here): with them, the sleep.
     EXPECT_GE(log.timed[0].ms + log.waited_ms, 20.0 - 0.05);
     EXPECT_LT(log.empty[0].ms, log.timed[0].ms);
@@ -218,8 +255,10 @@ TEST(ParentClock, TheSocketIsGoneOnceTheHarnessIsConnected) {
 }
 
 TEST(ParentClock, MessagesOutOfTurnAreAProtocolError) {
-    for (const char* bad : {"ready timed 5\n", "hello 1\ndone\n", "hello 1\nimport\nready empty 0\n",
-                            "hello 1\nready timed x\n", "hello 1\nnonsense\n"}) {
+    for (const char* bad : {"ready timed 5\n", "hello 1\ndone 0 0\n", "hello 1\nimport\nready empty 0\n",
+                            "hello 1\nready timed x\n", "hello 1\nnonsense\n", "hello 1\nready timed 5\ndone\n",
+                            "hello 1\nready timed 5\ndone 2\n", "hello 1\nready timed 5\ndone -1 5\n",
+                            "hello 1\nready timed 5\ndone 1 1e9\n"}) {
         parent_clock clock;
         const int fd = connect_to(clock.address());
         ASSERT_GE(fd, 0);
