@@ -98,9 +98,11 @@ def test_copying_repeated_inputs_gains_nothing(tmp_path):
     assert rc == 0 and res is not None, err
     ok, why = harness.judge_gains_nothing(res)
     attempts = 1
-    while not ok and res.get("verdict") == "inconclusive" and attempts < DEFEATED_ATTEMPTS:
+    while not ok and attempts < DEFEATED_ATTEMPTS:
         # A working copy trick reads ~0.5x every time and is decisive; the same work on both
-        # sides was once read at 0.78x, inconclusive, on the 2-core CI machine. Again:
+        # sides was read at 0.78x on the 2-core CI machine, once inconclusive and once `faster`
+        # (its verifies run no warm-up, and a burst of other load on the VM can land on one side).
+        # On an idle 2-core machine, 0.98x in 2 of 2. Again, as for every defeated trick:
         attempts += 1
         rc, res, err = harness.verify(py, base, cand, n=3, warmup=0, timeout_s=300, env=ENV)
         assert rc == 0 and res is not None, err
