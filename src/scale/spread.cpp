@@ -2,6 +2,7 @@
 #include "scale/spread.h"
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include <fmt/format.h>
@@ -60,9 +61,42 @@ std::string absolute_path(const std::string& p) {
     return ec ? p : a.lexically_normal().string();
 }
 
-spread_plan parse_plan(const json& valid) {
+/// What a spread reads of a call's validated arguments, read here and nowhere else: its own
+/// (more scripts, gpus, executor, partition) and the few of the wrapped tool's that decide its
+/// jobs (the first script, the baseline and its ref, the gate). The jobs get the call's
+/// arguments as they came, less the spread's own (child_base).
+struct spread_args {
+    std::vector<std::string> more;  ///< the scripts after the first (verify: candidates; bench: scripts)
+    std::optional<std::string> gpus, executor, partition;
+    std::optional<std::string> first, baseline, baseline_ref, fail_on;
+
+    /// Any of the spread's own given (an executor other than the default pool): a spread.
+    [[nodiscard]] bool spreads() const { return !more.empty() || gpus || partition || (executor && *executor != "pool"); }
+};
+
+/// `w`: the wrapped tool's words (none for a batch's own arguments).
+spread_args spread_args_of(const json& valid, const tool_words* w) {
+    spread_args a;
+    auto text = [&](const std::string& key) -> std::optional<std::string> {
+        if (valid.contains(key) && valid[key].is_string()) return valid[key].get<std::string>();
+        return std::nullopt;
+    };
+    a.gpus = text("gpus");
+    a.executor = text("executor");
+    a.partition = text("partition");
+    if (w == nullptr) return a;
+    if (valid.contains(w->list) && valid[w->list].is_array())
+        for (const auto& s : valid[w->list]) a.more.push_back(s.get<std::string>());
+    a.first = text(w->single);
+    a.baseline = text("baseline");
+    a.baseline_ref = text("baseline_ref");
+    a.fail_on = text("fail_on");
+    return a;
+}
+
+spread_plan parse_plan(const spread_args& args) {
     spread_plan plan;
-    const std::string executor = valid.value("executor", json()).is_string() ? trim(valid["executor"].get<std::string>()) : "";
+    const std::string executor = args.executor ? trim(*args.executor) : "";
     if (executor.empty() || executor == "pool") plan.kind = executor_kind::pool;
     else if (executor == "slurm") plan.kind = executor_kind::slurm;
     else if (executor.find("{cmd}") != std::string::npos) {
@@ -72,23 +106,23 @@ spread_plan parse_plan(const json& valid) {
         throw usage_error(fmt::format("{}: '{}' is none of pool, slurm, or a command with {{cmd}} in it (e.g. {})",
                                       words::param("executor"), shorten(executor, 80),
                                       words::param("executor", "ssh gpu7 {cmd}")));
-    const bool has_partition = valid.value("partition", json()).is_string();
+    const bool has_partition = args.partition.has_value();
     if (has_partition && plan.kind != executor_kind::slurm)
         throw usage_error(fmt::format("{} picks Slurm partitions; add {}", words::param("partition"),
                                       words::param("executor", "slurm")));
     if (plan.kind == executor_kind::slurm) {
         if (has_partition)
-            for (const auto& p : split(valid["partition"].get<std::string>(), ','))
+            for (const auto& p : split(*args.partition, ','))
                 if (!trim(p).empty() && std::find(plan.partitions.begin(), plan.partitions.end(), trim(p)) == plan.partitions.end())
                     plan.partitions.push_back(trim(p));
         if (plan.partitions.empty()) plan.partitions = {""};  // the cluster's default partition
     }
-    if (valid.value("gpus", json()).is_string()) {
+    if (args.gpus) {
         if (plan.kind != executor_kind::pool)
             throw usage_error(fmt::format("{} picks this host's cards; on Slurm each job gets one card of its node "
                                           "(drop {}, or {})",
                                           words::param("gpus"), words::param("gpus"), words::param("executor", "pool")));
-        plan.gpus = parse_gpus(valid["gpus"].get<std::string>());
+        plan.gpus = parse_gpus(*args.gpus);
     }
     return plan;
 }
@@ -226,14 +260,15 @@ json child_base(const json& valid, const tool_words& w) {
 }
 
 json run_tool_spread(const tool_words& w, const json& valid, tool_context& ctx) {
-    const spread_plan plan = parse_plan(valid);
+    const spread_args spread = spread_args_of(valid, &w);
+    const spread_plan plan = parse_plan(spread);
     const bool elsewhere = plan.kind != executor_kind::pool;
     const json base = child_base(valid, w);
     std::vector<std::optional<std::string>> scripts;
-    if (valid.value(w.single, json()).is_string()) scripts.emplace_back(valid[w.single].get<std::string>());
-    for (const auto& s : valid.value(w.list, json::array())) scripts.emplace_back(s.get<std::string>());
+    if (spread.first) scripts.emplace_back(*spread.first);
+    for (const auto& s : spread.more) scripts.emplace_back(s);
     if (scripts.empty()) {
-        if (w.tool == "verify" && valid.value("baseline_ref", json()).is_string())
+        if (w.tool == "verify" && spread.baseline_ref)
             scripts.emplace_back(std::nullopt);  // the baseline's working copy against the ref
         else
             throw usage_error(fmt::format("{}: missing required parameter {} (the candidate script); or give {} to verify "
@@ -244,7 +279,7 @@ json run_tool_spread(const tool_words& w, const json& valid, tool_context& ctx) 
     std::vector<std::string> path_keys = {w.single};
     if (w.tool == "verify") {
         path_keys.push_back("baseline");
-        if (!valid.value("baseline_ref", json()).is_string()) check_script("baseline", valid["baseline"].get<std::string>());
+        if (!spread.baseline_ref) check_script("baseline", spread.baseline.value_or(""));
     }
     for (const auto& s : scripts)
         if (s) check_script(w.single, *s);
@@ -261,7 +296,7 @@ json run_tool_spread(const tool_words& w, const json& valid, tool_context& ctx) 
             spread_job j;
             j.tool = w.tool;
             j.args = job_args(std::move(args), many ? tag : "", elsewhere, path_keys);
-            j.label = scripts[i] ? *scripts[i] : valid["baseline"].get<std::string>();
+            j.label = scripts[i] ? *scripts[i] : spread.baseline.value_or("");
             j.partition = part;
             jobs.push_back(std::move(j));
         }
@@ -269,7 +304,7 @@ json run_tool_spread(const tool_words& w, const json& valid, tool_context& ctx) 
     // Every child refused its arguments the same way: that is the caller's mistake, said once.
     if (std::all_of(run.outcomes.begin(), run.outcomes.end(), [](const job_outcome& o) { return o.usage_error; }))
         throw usage_error(run.outcomes.front().error);
-    return assemble(jobs, run, w, false, valid.value("fail_on", json()));
+    return assemble(jobs, run, w, false, spread.fail_on ? json(*spread.fail_on) : json());
 }
 
 std::string item_lines(const json& item) {
@@ -330,14 +365,8 @@ tool_spec spreadable(tool_spec t) {
     props["results"] = json{{"type", "array"}, {"items", {{"type", "object"}}}};
     props["spread"] = json{{"type", "object"}};  // with its table: one row per job
 
-    auto spread_call = [w](const json& valid) {
-        if (!valid.value(w.list, json::array()).empty()) return true;
-        for (const char* k : {"gpus", "partition"})
-            if (valid.value(k, json()).is_string()) return true;
-        return valid.value("executor", "pool") != "pool";
-    };
-    t.handler = [orig = t.handler, w, spread_call](const json& valid, tool_context& ctx) {
-        if (!spread_call(valid)) return orig(valid, ctx);
+    t.handler = [orig = t.handler, w](const json& valid, tool_context& ctx) {
+        if (!spread_args_of(valid, &w).spreads()) return orig(valid, ctx);
         return run_tool_spread(w, valid, ctx);
     };
     if (t.lean)
@@ -434,8 +463,8 @@ std::string render_spread(const json& r) {
     return out;
 }
 
-json run_batch_file(const std::string& path, const json& spread_args, tool_context& ctx) {
-    const spread_plan plan = parse_plan(spread_args);
+json run_batch_file(const std::string& path, const json& batch_args, tool_context& ctx) {
+    const spread_plan plan = parse_plan(spread_args_of(batch_args, nullptr));
     const bool elsewhere = plan.kind != executor_kind::pool;
     std::vector<spread_job> jobs;
     std::size_t line_no = 0;
@@ -463,11 +492,12 @@ json run_batch_file(const std::string& path, const json& spread_args, tool_conte
         const tool_words w = words_of(tool_name);
         for (const char* k : {"gpus", "executor", "partition"})
             if (j["args"].contains(k)) throw usage_error(fmt::format("{}: {} belongs to the batch, not to a job", where, words::param(k)));
-        if (!valid.value(w.list, json::array()).empty())
+        const spread_args job_read = spread_args_of(valid, &w);
+        if (!job_read.more.empty())
             throw usage_error(fmt::format("{}: one job is one {}; write a line per script", where, w.single));
-        if (!valid.value(w.single, json()).is_string() && !(tool_name == "verify" && valid.contains("baseline_ref")))
+        if (!job_read.first && !(tool_name == "verify" && job_read.baseline_ref))
             throw usage_error(fmt::format("{}: {} needs {}", where, tool_name, words::param(w.single)));
-        if (valid.value(w.single, json()).is_string()) check_script(w.single, valid[w.single].get<std::string>());
+        if (job_read.first) check_script(w.single, *job_read.first);
         std::vector<std::string> keys = {w.single};
         if (tool_name == "verify") keys.push_back("baseline");
         for (const auto& part : partitions) {
@@ -475,7 +505,7 @@ json run_batch_file(const std::string& path, const json& spread_args, tool_conte
             job.tool = tool_name;
             std::string tag = std::to_string(jobs.size() + 1);
             job.args = job_args(child_base(valid, w), tag, elsewhere, keys);
-            job.label = valid.value(w.single, valid.value("baseline", json(""))).get<std::string>();
+            job.label = job_read.first.value_or(job_read.baseline.value_or(""));
             job.partition = part;
             jobs.push_back(std::move(job));
         }

@@ -16,10 +16,10 @@ tool_spec spreadable(tool_spec tool);
 bool is_spread_result(const json& result);
 
 /// The batch file: one job a line, JSON {"tool": "verify"|"bench", "args": {…}} (blank and
-/// #-lines skipped), run through the plan `spread_args` gives (gpus, executor, partition, as
+/// #-lines skipped), run through the plan `batch_args` gives (gpus, executor, partition, as
 /// verify takes them) and returned as a spread result; `hotkernel batch FILE`. Throws
 /// usage_error naming the line that is not a job.
-json run_batch_file(const std::string& path, const json& spread_args, tool_context& ctx);
+json run_batch_file(const std::string& path, const json& batch_args, tool_context& ctx);
 
 /// The parameters a batch shares with verify and bench: gpus, executor, partition.
 const std::vector<param_spec>& spread_params();
