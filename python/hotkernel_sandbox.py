@@ -15,6 +15,11 @@ inherited across fork and exec and cannot be lifted):
 - no_new_privs (needed by Landlock without CAP_SYS_ADMIN; no set-uid escape either).
 - Resource limits, only ever lowered: no core files, a file-size limit, no POSIX message queues
   (they would outlive the run). RLIMIT_NPROC is left alone: it counts threads.
+- A seccomp filter (on x86_64 and aarch64, every thread of the process): no SysV semaphore or
+  message queue can be made or opened (EPERM), and no syscall of another ABI (32-bit or x32)
+  runs. Both outlive every process, and unlike shared memory (swept after each run: hotkernel
+  knows its maker) the kernel does not say who made them, so a run could count its runs or pass
+  word to a later one through them.
 
 landlock_restrict_self binds the calling thread and the threads and processes it starts later;
 threads already running (torch's intra-op pool) keep their old rights. The record says how many.
@@ -211,6 +216,59 @@ def _drop_capabilities(libc):
     return "dropped" if held else "none held"
 
 
+# seccomp: the architectures the filter knows, as (AUDIT_ARCH_*, semget, msgget, seccomp(2)).
+_SECCOMP_ARCH = {"x86_64": (0xC000003E, 64, 68, 317), "aarch64": (0xC00000B7, 190, 186, 277)}
+_X32_BIT = 0x40000000  # x86_64's x32 ABI: the same arch, syscall numbers with this bit set
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_TSYNC = 1
+_SECCOMP_RET_ALLOW = 0x7FFF0000
+_SECCOMP_RET_ERRNO_EPERM = 0x00050000 | 1
+SYSV_IPC_DENIED = "semaphores and message queues denied"
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _sysv_ipc_filter(arch, semget, msgget):
+    """The BPF program: EPERM for semget, msgget, x32 numbers and any other ABI; the rest allowed."""
+    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
+    prog = [
+        (ld_w_abs, 0, 0, 4),             # 0: seccomp_data.arch
+        (jeq_k, 1, 0, arch),             # 1: ours: on to 3; another ABI: 2
+        (ret_k, 0, 0, _SECCOMP_RET_ERRNO_EPERM),  # 2
+        (ld_w_abs, 0, 0, 0),             # 3: seccomp_data.nr
+        (jge_k, 3, 0, _X32_BIT),         # 4: x32: deny (7)
+        (jeq_k, 2, 0, semget),           # 5: deny (8)
+        (jeq_k, 1, 0, msgget),           # 6: deny (8)
+        (ret_k, 0, 0, _SECCOMP_RET_ALLOW),  # 7... allow
+        (ret_k, 0, 0, _SECCOMP_RET_ERRNO_EPERM),  # 8: deny
+    ]
+    # Jump 4 goes 3 ahead (to 8), jump 5 two (to 8), jump 6 one (to 8).
+    return prog
+
+
+def _deny_sysv_ipc(libc):
+    """Installs the seccomp filter on every thread (TSYNC); returns SYSV_IPC_DENIED or why not."""
+    machine = os.uname().machine
+    if machine not in _SECCOMP_ARCH:
+        return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
+    arch, semget, msgget, nr_seccomp = _SECCOMP_ARCH[machine]
+    prog = _sysv_ipc_filter(arch, semget, msgget)
+    filters = (_SockFilter * len(prog))(*[_SockFilter(c, t, f, k) for c, t, f, k in prog])
+    fprog = _SockFprog(len(prog), ctypes.cast(filters, ctypes.POINTER(_SockFilter)))
+    try:
+        _syscall(libc, nr_seccomp, ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER), ctypes.c_ulong(_SECCOMP_FILTER_FLAG_TSYNC),
+                 ctypes.byref(fprog))
+    except OSError as e:
+        return "seccomp failed: %s" % e.strerror
+    return SYSV_IPC_DENIED
+
+
 def _threads():
     try:
         return len(os.listdir("/proc/self/task"))
@@ -221,7 +279,8 @@ def _threads():
 def apply(scratch, caches, no_landlock=False):
     """Applies the sandbox to this process; returns the record of what is in force:
     {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
-    "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...},
+    "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...}, "capabilities",
+    "sysv_ipc": SYSV_IPC_DENIED or why not,
     "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
     scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders."""
     rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
@@ -237,6 +296,10 @@ def apply(scratch, caches, no_landlock=False):
         rec["capabilities"] = _drop_capabilities(libc)
     except (AttributeError, OSError) as e:
         rec["capabilities"] = "could not be dropped: %s" % e
+    try:
+        rec["sysv_ipc"] = _deny_sysv_ipc(libc) if rec["no_new_privs"] else "allowed (no no_new_privs for seccomp)"
+    except (AttributeError, OSError) as e:
+        rec["sysv_ipc"] = "allowed (%s)" % e
     rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
     abi = 0 if no_landlock else landlock_abi(libc)
     rec["landlock_abi"] = abi

@@ -178,6 +178,28 @@ def test_sysv_shared_memory_does_not_outlive_the_run(pair):
     assert removed and all("67108864 bytes" in x for x in removed), removed
 
 
+def _semaphore_keys():
+    """The keys of the SysV semaphore sets that exist now."""
+    with open("/proc/sysvipc/sem") as f:
+        return {int(r[0]) for r in (line.split() for line in f.read().splitlines()[1:]) if r}
+
+
+def test_no_sysv_semaphore_outlives_the_run(pair):
+    # A semaphore names no maker, so no sweep could tell a run's from another's: a run cannot make
+    # one (the sandbox's seccomp filter), and the honest gelu it wraps verifies clean.
+    key = 0x686B7331  # the cheat's KEY
+    assert key not in _semaphore_keys(), "a semaphore under the cheat's key exists before the verify"
+    rc, res, err = _verify(pair, harness.CHEATS / "sysv_semaphore_counter.py")
+    made = key in _semaphore_keys()
+    if made:  # leave the machine as it was, then fail
+        subprocess.run(["ipcrm", "-S", str(key)], capture_output=True)
+    assert not made, "a run made a SysV semaphore that outlived the verify"
+    assert res is not None, err[-1500:]
+    assert all((r.get("sandbox") or {}).get("sysv_ipc") == "semaphores and message queues denied"
+               for r in res["runs"]), [r.get("sandbox") for r in res["runs"]]
+    assert res["verdict"] not in ("incorrect", "invalid"), res["reasons"]
+
+
 def test_a_fork_servers_scheduling_changed_by_a_run_is_put_back_and_the_run_voided(pair):
     # With a kept fork server (what every later verify forks from), the candidate lowers its parent's
     # scheduling; that run is invalid, and the server runs every later fork as it started.
