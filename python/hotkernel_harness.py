@@ -279,6 +279,46 @@ class TrustedRun:
         self._poison()
         self._foreach_mul = torch._foreach_mul_
         self._mix_views = self._secret_views()
+        self._record_harness_ops()
+
+    def _record_harness_ops(self):
+        """Adds to the dispatch tables checked every sample (_dispatch_intact) the operators the
+        harness's own steps dispatch: a fresh round and a set drawn again, the secret's mix, a
+        snapshot and its digest, and the checks of a right and a wrong output. An operator only
+        the checks use (the error's division, say) replaced through torch.library would
+        otherwise make every check pass unseen. The checks run on CPU copies: the operators are
+        the same, and a GPU loads no kernel a run would not (a wrong output's exact path is a
+        dozen kernels, ~0.2 s of lazy loading on an H200)."""
+        s, torch = self.session, self.torch
+        ops = set()
+        try:
+            with _op_recorder(torch) as ops:
+                with torch.no_grad():
+                    sets, seeds = self.fresh_round()
+                    self._drawn_again(seeds, len(seeds) - 1, {})
+                    self.inputs_intact(sets)
+                    for views in self._mix_views:
+                        if views:
+                            self._foreach_mul(views, 1.0)
+                    refs = [r.detach().cpu() for r in (self._as_outputs(s.check_ref) or [])]
+                    right = [r.to(dtype) for r, (_, dtype) in zip(refs, s.expected)]
+                    wrong = [t.clone() for t in right]
+                    for t in wrong:
+                        if t.is_floating_point() and t.numel():
+                            t.view(-1)[:1].add_(1.0).mul_(3.0)
+                    one = (lambda ts: ts[0] if len(ts) == 1 else ts)
+                    snap = self.snapshot(one(right))
+                    self._content_digest(snap)
+                    self._digest(right)
+                    for out in (snap, one(wrong)):
+                        self.check(out, one(refs))
+                        self.check_quick(out, one(refs))
+                    if s.is_cuda:
+                        self.fresh_values()
+        except Exception:
+            pass  # what was recorded before an operator refused the mode is kept
+        new = set(ops) - set(self._dispatch_tables)
+        self._dispatch_tables.update(_dispatch_tables(torch, new))
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -521,7 +561,7 @@ class TrustedRun:
         """Sets `tampered` when what the harness checks with was changed during the sample: its
         settings, its run's and session's state, the torch functions its checks call (the
         Harness snapshot's state, checked at every sample so a change undone before the end is
-        seen), a kernel of an operator the references use (replaced in torch's dispatcher), or a
+        seen), a kernel of an operator the references or checks use (replaced in torch's dispatcher), or a
         torch function or dispatch mode still active outside the calls."""
         if self.tampered:
             return
@@ -533,7 +573,7 @@ class TrustedRun:
         changed = [op for op, table in self._dispatch_tables.items() if _dump_table(self.torch, op) != table]
         if changed:
             self.tampered = ("the candidate replaced the kernel of %s in torch's dispatcher, which the harness's "
-                             "references use" % ", ".join(sorted(changed)[:4]))
+                             "references and checks use" % ", ".join(sorted(changed)[:4]))
             return
         modes = _active_modes(self.torch)
         if modes:
@@ -1390,8 +1430,10 @@ def _raised_in(exc, filename):
 
 
 class _op_recorder:
-    """A context that records the qualified name of every operator dispatched in it (a
-    TorchDispatchMode); records nothing where torch has no dispatch modes."""
+    """A context that records the qualified name of every operator dispatched in it, with its
+    overload ("aten::div_.Tensor": the dispatcher keeps a table per overload, and the bare name of
+    an overloaded operator names an empty one), through a TorchDispatchMode; records nothing where
+    torch has no dispatch modes."""
 
     def __init__(self, torch):
         self.ops = set()
@@ -1406,7 +1448,7 @@ class _op_recorder:
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
                 schema = getattr(func, "_schema", None)
                 if schema is not None:
-                    ops.add(schema.name)
+                    ops.add(schema.name + ("." + schema.overload_name if schema.overload_name else ""))
                 return func(*args, **(kwargs or {}))
 
         self.mode = Record()
@@ -1437,16 +1479,31 @@ def _dispatch_tables(torch, ops):
 
 
 def _active_modes(torch):
-    """Which torch function or dispatch modes are active ("" when none)."""
-    found = []
-    for name, what in (("_len_torch_function_stack", "a torch function mode"),
-                       ("_len_torch_dispatch_stack", "a torch dispatch mode")):
-        f = getattr(torch._C, name, None)
+    """Which torch function or dispatch modes are active on this thread ("" when none): on their
+    stacks, in torch 1.13's single legacy slots (_set_torch_function_mode, _set_torch_dispatch_mode,
+    which the stacks' lengths do not count), or anything that routes this thread's operators to
+    Python (the Python dispatch key in its included set, which every dispatch mode sets)."""
+    C = torch._C
+
+    def said(name, *args):
+        f = getattr(C, name, None)
         try:
-            if f is not None and f() > 0:
-                found.append(what)
+            return f is not None and bool(f(*args))
         except Exception:
-            continue
+            return False
+
+    found = []
+    if said("_len_torch_function_stack") or said("_is_torch_function_mode_enabled"):
+        found.append("a torch function mode")
+    python_key = getattr(getattr(C, "DispatchKey", None), "Python", None)
+    routed = False
+    if python_key is not None:
+        try:
+            routed = C._dispatch_tls_local_include_set().has(python_key)
+        except Exception:
+            routed = False
+    if said("_len_torch_dispatch_stack") or routed:
+        found.append("a torch dispatch mode")
     return " and ".join(found)
 
 
