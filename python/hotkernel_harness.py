@@ -60,7 +60,7 @@ HARNESS_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Bound by _load_defences() from hotkernel_defences.py, hotkernel_sandbox.py and
 # hotkernel_release.py, once their bytes are checked.
-Harness = L2Guard = Primitives = ThreadWatch = harness_codes = install_watch = library_roots = None
+Harness = L2Guard = Primitives = ThreadWatch = harness_codes = install_watch = library_roots = task_ids = None
 hotkernel_sandbox = ParentClockError = Release = None
 
 
@@ -110,11 +110,12 @@ def load_checked(name, expected):
 
 
 def _load_defences(expected):
-    global Harness, L2Guard, Primitives, ThreadWatch, harness_codes, install_watch, library_roots
+    global Harness, L2Guard, Primitives, ThreadWatch, harness_codes, install_watch, library_roots, task_ids
     global hotkernel_sandbox, ParentClockError, Release
     d = load_checked("hotkernel_defences", expected)
     Harness, L2Guard, Primitives, ThreadWatch = d.Harness, d.L2Guard, d.Primitives, d.ThreadWatch
     harness_codes, install_watch, library_roots = d.harness_codes, d.install_watch, d.library_roots
+    task_ids = d.task_ids
     hotkernel_sandbox = load_checked("hotkernel_sandbox", expected)
     r = load_checked("hotkernel_release", expected)
     ParentClockError, Release = r.ParentClockError, r.Release
@@ -480,7 +481,7 @@ class TrustedRun:
         those threading lists, and those started through _thread directly (ThreadWatch)."""
         total = 0.0
         tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-        tids = set(threads.native_ids)
+        tids = set(threads.native_ids) | (task_ids() - threads.tasks_before)
         for th in threads.threading.enumerate():
             if th.ident not in threads.before and getattr(th, "native_id", None) is not None:
                 tids.add(th.native_id)
@@ -1478,6 +1479,17 @@ def _dispatch_tables(torch, ops):
     return {op: t for op, t in ((op, _dump_table(torch, op)) for op in ops) if t is not None}
 
 
+def _start_intra_op_pool(torch):
+    """Runs one op big enough to be split over torch's intra-op threads, so its pool exists before
+    the thread watch takes the process's threads: a pool an honest candidate's first parallel op
+    would start is then not counted as the candidate's threads."""
+    try:
+        if torch.get_num_threads() > 1:
+            torch.ones(1 << 18).add_(1.0)
+    except Exception:
+        pass
+
+
 def _active_modes(torch):
     """Which torch function or dispatch modes are active on this thread ("" when none): on their
     stacks, in torch 1.13's single legacy slots (_set_torch_function_mode, _set_torch_dispatch_mode,
@@ -1637,6 +1649,7 @@ def _run_released(args, inputs, release):
     trun = truns[0]
     t_prepared = time.perf_counter()
     steps = {}  # the seconds of each step between the inputs' preparation and the candidate's import
+    _start_intra_op_pool(torch)
     threads = ThreadWatch()
     sess = trun.session
     watched = {}
