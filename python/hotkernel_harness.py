@@ -162,6 +162,10 @@ EMPTY_SAMPLES = 15
 EMPTY_CALLS = 200
 # Sets whose inputs each release's secret goes into (all of them when there are fewer).
 MIX_SETS = 4
+# CPU seconds that threads the process did not have before the import may use in a CPU run's
+# timing phase, at the least (a tenth of the calls' own time above it): an honest candidate
+# starts none, and a thread that only waits uses microseconds.
+CPU_THREAD_BUSY_MIN_S = 0.002
 # Nodes of the gap probe: a graph of tiny kernels whose window over CUPTI's busy time gives the
 # gap between a graph's nodes, which the CUPTI timer does not count.
 GAP_NODES = 200
@@ -264,6 +268,7 @@ class TrustedRun:
         self.spot_copies = None  # outputs copied as soon as their call returned, over the samples
         self._harness = None  # the Harness snapshot, from measure(): its state is checked every sample
         self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
+        self._process_time = time.process_time  # taken now: the CPU count of the candidate's threads reads it
         self._urandom = os.urandom  # taken now (before the candidate is imported): fresh values and the CPU's picks read it
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
@@ -478,10 +483,11 @@ class TrustedRun:
 
     def _thread_cpu_s(self, threads):
         """CPU seconds used so far by the Python threads the candidate started (by native id):
-        those threading lists, and those started through _thread directly (ThreadWatch)."""
+        those threading lists, and those started through _thread directly (ThreadWatch). The
+        GPU's count; the CPU's is _cpu_snapshot's."""
         total = 0.0
         tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-        tids = set(threads.native_ids) | (task_ids() - threads.tasks_before)
+        tids = set(threads.native_ids)
         for th in threads.threading.enumerate():
             if th.ident not in threads.before and getattr(th, "native_id", None) is not None:
                 tids.add(th.native_id)
@@ -493,6 +499,34 @@ class TrustedRun:
             except (OSError, IndexError, ValueError):
                 continue
         return total
+
+    def _cpu_snapshot(self, threads, end=False):
+        """On the CPU: (this process's CPU seconds, {thread: its CPU seconds} for every thread the
+        process had right before the import). The process's count keeps what threads that have
+        exited used, so a thread the candidate ends cannot take its CPU out of the sum. At the
+        end the process is read first (and the threads first at the start): the reads' own time
+        leans towards less, not more."""
+        def threads_cpu():
+            out = {}
+            for tid in threads.tasks_before:
+                ns = _thread_cpu_ns(tid)
+                if ns is not None:
+                    out[tid] = ns / 1e9
+            return out
+        if end:
+            proc = self._process_time()
+            return proc, threads_cpu()
+        per = threads_cpu()
+        return self._process_time(), per
+
+    @staticmethod
+    def _candidate_cpu_s(before, after):
+        """CPU seconds the threads the process did not have before the import used between two
+        _cpu_snapshot()s: the process's, less what the threads it had (the harness's own, torch's
+        pools) used."""
+        (p0, t0), (p1, t1) = before, after
+        own = sum(max(0.0, t1[t] - t0[t]) for t in t0 if t in t1)
+        return max(0.0, (p1 - p0) - own)
 
     # ---- the parent's clock -----------------------------------------------------------------
 
@@ -751,7 +785,7 @@ class TrustedRun:
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 self.phases["warmup"] = self.prims.perf() - t_measure - self.phases["check"]
                 # 3. timed samples, each on fresh values and checked call by call
-                busy0 = self._thread_cpu_s(threads)
+                busy0 = self._cpu_snapshot(threads) if not s.is_cuda else self._thread_cpu_s(threads)
                 wall0 = self.prims.perf()
                 threads.counting = True
                 try:
@@ -766,7 +800,10 @@ class TrustedRun:
                 finally:
                     threads.counting = False
                     self._samples_over()
-                busy = self._thread_cpu_s(threads) - busy0
+                if s.is_cuda:
+                    busy = self._thread_cpu_s(threads) - busy0
+                else:
+                    busy = self._candidate_cpu_s(busy0, self._cpu_snapshot(threads, end=True))
                 wall = self.prims.perf() - wall0
                 self.phases["timing_and_checks"] = wall
                 if self._profile_graph is not None:
@@ -816,9 +853,14 @@ class TrustedRun:
         if threads.started:
             invalid.append("the candidate started %d thread(s) or process(es) during timed calls: work may finish "
                            "after the clock stops" % threads.started)
-        if busy > max(0.02, 0.1 * wall):
-            invalid.append("threads the candidate started used %.3g s of CPU during %.3g s of timed calls: work done "
-                           "outside the timed call" % (busy, wall))
+        # On the CPU the count is every thread the process did not have before the import, in ns,
+        # against a tenth of the calls' own time (a sample of a small kernel is ~1 ms of calls:
+        # a margin of the phase's wall, checks included, would hide whole samples' work).
+        timed_s = sum(res.get("samples_ms") or []) * float(res.get("calls_per_sample") or 0) / 1e3
+        limit = max(0.02, 0.1 * wall) if s.is_cuda else max(CPU_THREAD_BUSY_MIN_S, 0.1 * timed_s)
+        if busy > limit:
+            invalid.append("threads the candidate started used %.3g s of CPU during %.3g s of timed calls (%.3g s of "
+                           "them in the calls): work done outside the timed call" % (busy, wall, timed_s))
         if self.tampered:
             invalid.append(self.tampered)
         if self._digest(s.check_ref) != self.ref_digest:
@@ -1479,6 +1521,15 @@ def _dispatch_tables(torch, ops):
     return {op: t for op, t in ((op, _dump_table(torch, op)) for op in ops) if t is not None}
 
 
+def _thread_cpu_ns(tid):
+    """A thread of this process's CPU time in ns (schedstat's first field), or None when gone."""
+    try:
+        with open("/proc/self/task/%d/schedstat" % tid) as f:
+            return int(f.read().split()[0])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _start_intra_op_pool(torch):
     """Runs one op big enough to be split over torch's intra-op threads, so its pool exists before
     the thread watch takes the process's threads: a pool an honest candidate's first parallel op
@@ -1678,6 +1729,7 @@ def _run_released(args, inputs, release):
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
     gc.collect()
     t_import = time.perf_counter()
+    threads.tasks_before = task_ids()  # the threads the process has now (CUPTI's, torch's): not the candidate's
     # The audit watch, armed last before the candidate's first code (after the sandbox, whose own
     # ctypes calls it would otherwise see): the harness's code, to tell its frames and calls apart.
     sys.audit("hotkernel.arm", harness_codes([hk, runner_module, sys.modules["hotkernel_defences"]]), path, role,
