@@ -258,14 +258,6 @@ def _fingerprint(v, depth=0):
     return ("id", id(v))
 
 
-def task_ids():
-    """The OS thread ids of this process now (/proc/self/task; empty where there is none)."""
-    try:
-        return frozenset(int(t) for t in os.listdir("/proc/self/task"))
-    except (OSError, ValueError):
-        return frozenset()
-
-
 class ThreadWatch:
     """Counts threads and processes the candidate starts, by wrapping the start primitives."""
 
@@ -321,10 +313,16 @@ class ThreadWatch:
         self.wrappers = {k: getattr(k[0], k[1]) for k in self.originals}
         self.threading = threading
         self.before = set(t.ident for t in threading.enumerate())
-        # Every OS thread of the process now (torch's pools, warmed before: not the candidate's).
-        # A thread that is not among them is the candidate's however it was started: TorchScript's
-        # inter-op pool (torch.jit.fork), an extension's std::thread, a pool it grew.
-        self.tasks_before = task_ids()
+        self.take_threads_before()  # now, for a watch used on its own; a run takes them again before the import
+
+    def take_threads_before(self):
+        """Takes every OS thread the process has now, right before the candidate is imported
+        (the harness's, torch's pools, CUPTI's): a thread not among them is the candidate's
+        however it was started (TorchScript's inter-op pool, an extension's std::thread)."""
+        try:
+            self.tasks_before = frozenset(int(t) for t in os.listdir("/proc/self/task"))
+        except (OSError, ValueError):
+            self.tasks_before = frozenset()
 
     def intact(self):
         return all(getattr(m, n) is w for (m, n), w in self.wrappers.items())

@@ -60,7 +60,7 @@ HARNESS_PROTOCOL = 1
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Bound by _load_defences() from hotkernel_defences.py, hotkernel_sandbox.py and
 # hotkernel_release.py, once their bytes are checked.
-Harness = L2Guard = Primitives = ThreadWatch = harness_codes = install_watch = library_roots = task_ids = None
+Harness = L2Guard = Primitives = ThreadWatch = harness_codes = install_watch = library_roots = None
 hotkernel_sandbox = ParentClockError = Release = None
 
 
@@ -110,12 +110,11 @@ def load_checked(name, expected):
 
 
 def _load_defences(expected):
-    global Harness, L2Guard, Primitives, ThreadWatch, harness_codes, install_watch, library_roots, task_ids
+    global Harness, L2Guard, Primitives, ThreadWatch, harness_codes, install_watch, library_roots
     global hotkernel_sandbox, ParentClockError, Release
     d = load_checked("hotkernel_defences", expected)
     Harness, L2Guard, Primitives, ThreadWatch = d.Harness, d.L2Guard, d.Primitives, d.ThreadWatch
     harness_codes, install_watch, library_roots = d.harness_codes, d.install_watch, d.library_roots
-    task_ids = d.task_ids
     hotkernel_sandbox = load_checked("hotkernel_sandbox", expected)
     r = load_checked("hotkernel_release", expected)
     ParentClockError, Release = r.ParentClockError, r.Release
@@ -483,8 +482,8 @@ class TrustedRun:
 
     def _thread_cpu_s(self, threads):
         """CPU seconds used so far by the Python threads the candidate started (by native id):
-        those threading lists, and those started through _thread directly (ThreadWatch). The
-        GPU's count; the CPU's is _cpu_snapshot's."""
+        those threading lists, and those started through _thread directly (ThreadWatch): a GPU
+        run's count (_candidate_cpu)."""
         total = 0.0
         tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
         tids = set(threads.native_ids)
@@ -500,33 +499,29 @@ class TrustedRun:
                 continue
         return total
 
-    def _cpu_snapshot(self, threads, end=False):
-        """On the CPU: (this process's CPU seconds, {thread: its CPU seconds} for every thread the
-        process had right before the import). The process's count keeps what threads that have
-        exited used, so a thread the candidate ends cannot take its CPU out of the sum. At the
-        end the process is read first (and the threads first at the start): the reads' own time
-        leans towards less, not more."""
-        def threads_cpu():
-            out = {}
-            for tid in threads.tasks_before:
-                ns = _thread_cpu_ns(tid)
-                if ns is not None:
-                    out[tid] = ns / 1e9
-            return out
-        if end:
-            proc = self._process_time()
-            return proc, threads_cpu()
-        per = threads_cpu()
-        return self._process_time(), per
+    def _candidate_cpu(self, threads):
+        """From now on, a function that gives the CPU seconds the candidate's threads used since.
+        On a GPU: the Python threads it started (_thread_cpu_s). On the CPU: the process's CPU
+        (which keeps what exited threads used, so a thread the candidate ends cannot take its CPU
+        out of the sum) less what the threads the process had right before the import used (the
+        harness's, torch's pools), in ns. The process is read last at the start and first at
+        the end: the reads' own time leans towards less, not more."""
+        if self.session.is_cuda:
+            start = self._thread_cpu_s(threads)
+            return lambda: self._thread_cpu_s(threads) - start
 
-    @staticmethod
-    def _candidate_cpu_s(before, after):
-        """CPU seconds the threads the process did not have before the import used between two
-        _cpu_snapshot()s: the process's, less what the threads it had (the harness's own, torch's
-        pools) used."""
-        (p0, t0), (p1, t1) = before, after
-        own = sum(max(0.0, t1[t] - t0[t]) for t in t0 if t in t1)
-        return max(0.0, (p1 - p0) - own)
+        def own_threads():
+            return {t: ns / 1e9 for t, ns in ((t, _thread_cpu_ns(t)) for t in threads.tasks_before) if ns is not None}
+
+        t0 = own_threads()
+        p0 = self._process_time()
+
+        def used():
+            p1 = self._process_time()
+            t1 = own_threads()
+            own = sum(max(0.0, t1[t] - t0[t]) for t in t0 if t in t1)
+            return max(0.0, (p1 - p0) - own)
+        return used
 
     # ---- the parent's clock -----------------------------------------------------------------
 
@@ -785,7 +780,7 @@ class TrustedRun:
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 self.phases["warmup"] = self.prims.perf() - t_measure - self.phases["check"]
                 # 3. timed samples, each on fresh values and checked call by call
-                busy0 = self._cpu_snapshot(threads) if not s.is_cuda else self._thread_cpu_s(threads)
+                candidate_cpu = self._candidate_cpu(threads)
                 wall0 = self.prims.perf()
                 threads.counting = True
                 try:
@@ -800,10 +795,7 @@ class TrustedRun:
                 finally:
                     threads.counting = False
                     self._samples_over()
-                if s.is_cuda:
-                    busy = self._thread_cpu_s(threads) - busy0
-                else:
-                    busy = self._candidate_cpu_s(busy0, self._cpu_snapshot(threads, end=True))
+                busy = candidate_cpu()
                 wall = self.prims.perf() - wall0
                 self.phases["timing_and_checks"] = wall
                 if self._profile_graph is not None:
@@ -1700,9 +1692,10 @@ def _run_released(args, inputs, release):
     trun = truns[0]
     t_prepared = time.perf_counter()
     steps = {}  # the seconds of each step between the inputs' preparation and the candidate's import
-    _start_intra_op_pool(torch)
-    threads = ThreadWatch()
     sess = trun.session
+    if not sess.is_cuda:  # the CPU's count of the candidate's threads takes the process's threads
+        _start_intra_op_pool(torch)
+    threads = ThreadWatch()
     watched = {}
     for i, tr in enumerate(truns):
         key = "run" if i == 0 else "run%d" % (i + 1)
@@ -1729,7 +1722,7 @@ def _run_released(args, inputs, release):
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
     gc.collect()
     t_import = time.perf_counter()
-    threads.tasks_before = task_ids()  # the threads the process has now (CUPTI's, torch's): not the candidate's
+    threads.take_threads_before()  # the threads the process has now (CUPTI's, torch's): not the candidate's
     # The audit watch, armed last before the candidate's first code (after the sandbox, whose own
     # ctypes calls it would otherwise see): the harness's code, to tell its frames and calls apart.
     sys.audit("hotkernel.arm", harness_codes([hk, runner_module, sys.modules["hotkernel_defences"]]), path, role,

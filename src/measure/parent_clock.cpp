@@ -65,10 +65,10 @@ double realtime_ms() {
     return ms_of(ts);
 }
 
+bool all_digits(const std::string& w) { return w.find_first_not_of("0123456789") == std::string::npos; }
+
 // Digits only, at most 9 of them: a count the wire may carry.
-bool is_count(const std::string& w) {
-    return !w.empty() && w.size() <= 9 && w.find_first_not_of("0123456789") == std::string::npos;
-}
+bool is_count(const std::string& w) { return !w.empty() && w.size() <= 9 && all_digits(w); }
 
 double num(const json& j, const char* key, double fallback) {
     return j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
@@ -296,7 +296,7 @@ struct parent_clock::impl {
             if (words.size() > 2) n = std::strtol(words[2].c_str(), nullptr, 10);
             const bool early = kind == "empty" || kind == "gap";
             const bool well_formed = (kind == "empty" || kind == "gap" || kind == "timed") && words.size() == 3 &&
-                                     (kind == "empty" ? n >= 0 : n > 0) && words[2].find_first_not_of("0123456789") == std::string::npos;
+                                     (kind == "empty" ? n >= 0 : n > 0) && all_digits(words[2]);
             if (!well_formed) return fail("a malformed \"ready\": " + quoted(text));
             if (early && log.imported) return fail("an uncounted sample after the candidate was imported");
             pending = true;
