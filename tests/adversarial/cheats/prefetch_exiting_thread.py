@@ -1,5 +1,6 @@
 # Cheat: a Python thread burns CPU at import and exits once timing starts (the thread watch sums the CPU only of threads alive at each reading, so its CPU comes off the total); at each sample's last call a TorchScript task (inter-op pool: native) waits for the next fresh round and computes every set's gelu before the release; a call whose input changed only by the fresh round (version +1) returns that output.
 NEEDS_CUDA = False
+CPU_ONLY = True  # races the CPU's eager loop; on an H200 it gained nothing (1.001x, a verify at n=2 read it `faster`)
 EXPECT = "caught"  # the process's CPU count keeps what exited threads used
 from typing import List
 import threading, time
