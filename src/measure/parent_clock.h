@@ -109,7 +109,7 @@ struct clock_bound {
 };
 clock_bound check_clock_bound(const parent_clock_log& log, const json& line, const clock_bound_limits& lim = {});
 
-/// Folds the bound into a result line: `parent_clock` (the figures) always, and status
+/// Folds the bound into a result line: `parent_clock` (the figures) when the bound applies, and status
 /// "invalid" with the bound's reason when it did not hold. Pure.
 void apply_clock_bound(json& line, const clock_bound& bound);
 

@@ -60,7 +60,7 @@ fork_answer decode_fork_answer(std::string_view text);
 
 /// A "done" answer as the process_result a fresh process would have given; wall_s falls back
 /// to `elapsed_s` when the server did not say. An exiting run has exit_code 0 and
-/// exit_pending set: the launcher that knows the child's rule sets its status.
+/// exit_pending set: how the run ended is judged from its answer (measure's run_failed).
 process_result decode_fork_done(const json& answer, double elapsed_s);
 
 /// Standard base64 (RFC 4648, padded). Decoding skips characters outside the alphabet.

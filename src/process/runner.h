@@ -67,7 +67,7 @@ struct process_result {
     bool stderr_truncated = false;
     double wall_s = 0;              ///< from spawn to reaping (to the answer when exit_pending) [seconds]
     /// Answered when the child had closed its pipes (closes_before_exit), before it exited:
-    /// exit_code is 0 until the launcher that knows the child's rule sets it.
+    /// exit_code is 0, and how the run ended is judged from its answer (measure's run_failed).
     bool exit_pending = false;
     /// Processes the run left behind that a kept fork server (its subreaper) killed after it,
     /// "pid N: command" each; hotkernel's own sweep (strays.h) reports the rest.
