@@ -237,7 +237,7 @@ CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 # other one is compared after each sample (Harness.state_changes).
 MUTABLE_STATE = {
     "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
-                   "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness"},
+                   "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness", "new_processes"},
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
     "L2Guard": {"seen_bytes", "floor"},
 }

@@ -258,6 +258,7 @@ class TrustedRun:
         self.l2.reset()
         self.host_ms = None
         self.tampered = None
+        self.new_processes = None  # what the sandbox said when the samples began (CPU runs)
         self.phases = {}
         self.sample_clocks = []
         self.profile_check = False
@@ -503,27 +504,35 @@ class TrustedRun:
         return total
 
     def _candidate_cpu(self, threads):
-        """From now on, a function that gives the CPU seconds the candidate's threads used since.
-        On a GPU: the Python threads it started (_thread_cpu_s). On the CPU: the process's CPU
-        (which keeps what exited threads used, so a thread the candidate ends cannot take its CPU
-        out of the sum) less what the threads the process had right before the import used (the
-        harness's, torch's pools), in ns. The process is read last at the start and first at
-        the end: the reads' own time leans towards less, not more."""
+        """From now on, a function that gives (the CPU seconds the candidate's threads and
+        processes used since, the pids of the run's processes that ended meanwhile). On a GPU: the
+        Python threads it started (_thread_cpu_s). On the CPU: the process's CPU (which keeps what
+        exited threads used, so a thread the candidate ends cannot take its CPU out of the sum)
+        less what the threads the process had right before the import used (the harness's,
+        torch's pools), in ns, plus what every other process of the run's group used. The process
+        is read last at the start and first at the end: the reads' own time leans towards less."""
         if self.session.is_cuda:
             start = self._thread_cpu_s(threads)
-            return lambda: self._thread_cpu_s(threads) - start
+            return lambda: (self._thread_cpu_s(threads) - start, [])
 
         def own_threads():
             return {t: ns / 1e9 for t, ns in ((t, _thread_cpu_ns(t)) for t in threads.tasks_before) if ns is not None}
 
+        me, group = os.getpid(), os.getpgrp()
+        g0 = _group_cpu(group, me)
         t0 = own_threads()
         p0 = self._process_time()
 
         def used():
             p1 = self._process_time()
             t1 = own_threads()
+            g1 = _group_cpu(group, me)
             own = sum(max(0.0, t1[t] - t0[t]) for t in t0 if t in t1)
-            return max(0.0, (p1 - p0) - own)
+            # The run's other processes (a helper forked at import: the sandbox keeps every one in
+            # the run's group, and none is made from the samples on), by both of their counts.
+            others = sum(max(g1[q][0] - g0[q][0], g1[q][1] - g0[q][1]) for q in g0 if q in g1)
+            others += sum(max(g1[q]) for q in g1 if q not in g0)
+            return max(0.0, (p1 - p0) - own) + max(0.0, others), sorted(q for q in g0 if q not in g1)
         return used
 
     # ---- the parent's clock -----------------------------------------------------------------
@@ -588,7 +597,9 @@ class TrustedRun:
         was = p.gc_isenabled() or self._gc_held
         p.gc_disable()
         mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
-        self._quiet_state = (was, mask)
+        # A tuple, not the set sigmask returns: ending the quiet drops it after the fresh values
+        # are written, and a set can carry a weakref callback (_collect_young).
+        self._quiet_state = (was, tuple(mask) if mask is not None else None)
 
     def _dispatch_intact(self):
         """Sets `tampered` when what the harness checks with was changed during the sample: its
@@ -613,11 +624,12 @@ class TrustedRun:
             self.tampered = ("the candidate left %s active after its calls: the harness's checks would run through "
                              "its code" % modes)
 
-    def _unquiet(self, window=False):
+    def _unquiet(self, window=False, collect=True):
         """Ends the quiet. window: a sample's window opens next, and the garbage collector stays
         off through it (as timeit keeps it off): a collection inside it is time the parent sees
         and no call reports, and its pauses grow with what torch holds. The young generations
-        are collected now instead, outside the window; gc is enabled again when the samples end."""
+        are collected outside the window instead: here (collect), or, for a timed sample, before
+        its fresh values (_collect_young); gc is enabled again when the samples end."""
         p = self.prims
         if self._quiet_state is None:
             return
@@ -626,7 +638,8 @@ class TrustedRun:
         if mask is not None:
             p.sigmask(SIG_SETMASK, mask)
         if was and window:
-            p.gc_collect(1)
+            if collect:
+                p.gc_collect(1)
             self._gc_held = True
         elif was:
             self._gc_held = False
@@ -642,12 +655,26 @@ class TrustedRun:
             self._gc_held = False
             self.prims.gc_enable()
 
+    def _collect_young(self):
+        """Before a timed sample's fresh values: the young generations collected (when gc is in
+        use), and with them every finalizer and weakref callback of the garbage. From the fresh
+        values to the release the harness drops nothing that existed before them, and collects
+        nothing: a finalizer or weakref callback of the candidate's (on an object of the
+        harness's it reached through a frame, on a tensor, in a reference cycle) runs in the
+        harness's own thread, outside every call and the thread CPU count, and before the
+        release it could compute the sample's outputs from its fresh values; here it sees the
+        last sample's (cheats/weakref_prefetch.py, cheats/finalizer_prefetch.py)."""
+        p = self.prims
+        was = self._quiet_state[0] if self._quiet_state is not None else (p.gc_isenabled() or self._gc_held)
+        if was:
+            p.gc_collect(1)
+
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
         views (the timed inputs, and the harness's copies of them). Returns (the sets mixed, the
         factor): what a set drawn again needs to be the set the calls saw (_drawn_again)."""
         self._quiet()  # (already quiet after a sample: the first sample's window is gc-free too)
-        self._unquiet(window=True)
+        self._unquiet(window=True, collect=False)  # collected before the fresh values
         flat, picked = self._picked(*groups)
         try:
             secret = self.release.ready("timed", calls)
@@ -783,6 +810,8 @@ class TrustedRun:
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 self.phases["warmup"] = self.prims.perf() - t_measure - self.phases["check"]
                 # 3. timed samples, each on fresh values and checked call by call
+                if not s.is_cuda:  # the CPU count reads the run's processes: none is made from here on
+                    self.new_processes = _deny_new_processes()
                 candidate_cpu = self._candidate_cpu(threads)
                 wall0 = self.prims.perf()
                 threads.counting = True
@@ -798,7 +827,7 @@ class TrustedRun:
                 finally:
                     threads.counting = False
                     self._samples_over()
-                busy = candidate_cpu()
+                busy, group_gone = candidate_cpu()
                 wall = self.prims.perf() - wall0
                 self.phases["timing_and_checks"] = wall
                 if self._profile_graph is not None:
@@ -854,8 +883,11 @@ class TrustedRun:
         timed_s = sum(res.get("samples_ms") or []) * float(res.get("calls_per_sample") or 0) / 1e3
         limit = max(0.02, 0.1 * wall) if s.is_cuda else max(CPU_THREAD_BUSY_MIN_S, 0.1 * timed_s)
         if busy > limit:
-            invalid.append("threads the candidate started used %.3g s of CPU during %.3g s of timed calls (%.3g s of "
-                           "them in the calls): work done outside the timed call" % (busy, wall, timed_s))
+            invalid.append("threads or processes the candidate started used %.3g s of CPU during %.3g s of timed calls "
+                           "(%.3g s of them in the calls): work done outside the timed call" % (busy, wall, timed_s))
+        if group_gone:
+            invalid.append("%d process(es) of the run ended during the timed samples (pid %s): the CPU they used there "
+                           "cannot be counted" % (len(group_gone), ", ".join(map(str, group_gone[:4]))))
         if self.tampered:
             invalid.append(self.tampered)
         if self._digest(s.check_ref) != self.ref_digest:
@@ -1056,10 +1088,14 @@ class TrustedRun:
         spot_odds = self._spot_odds(s.calls)
         self.spot_copies = 0
         for i in range(self.target.samples):
+            # The last sample's objects go, and the garbage with them, before the fresh values
+            # exist: from those to the release nothing of the candidate's can run (_collect_young).
+            sets = seeds = copy_views = drawn = hold = None
+            hold = self._hold_index(s.calls)
+            self._collect_young()
             sets, seeds = self.fresh_round()
             self.l2.reset()
             self._sync()  # the reset's own GPU work ends here, not inside the parent's window
-            hold = self._hold_index(s.calls)
             copy_views = self._secret_views(sets)
             drawn = (seeds, self._release(s.calls, self._mix_views, copy_views))
             if cuda:
@@ -1306,6 +1342,7 @@ class TrustedRun:
             # Fresh values before every timed replay too (they load before the start event): a
             # graph whose kernels skip work when their inputs did not change since the last
             # replay (outputs in graph memory still hold its results) has nothing to skip.
+            self._collect_young()  # nothing of the candidate's runs from the fresh values to the release
             f0 = p.perf()
             self.fresh_values()
             self.l2.reset()
@@ -1514,6 +1551,43 @@ def _dispatch_tables(torch, ops):
     if not hasattr(torch._C, "_dispatch_dump_table"):
         return {}
     return {op: t for op, t in ((op, _dump_table(torch, op)) for op in ops) if t is not None}
+
+
+def _group_cpu(group, me):
+    """{pid: (CPU seconds from its stat, with its reaped children's; CPU seconds of its live
+    threads, in ns)} of every process of process group `group` but `me`."""
+    tick, out = float(os.sysconf("SC_CLK_TCK")), {}
+    try:
+        pids = [int(d) for d in os.listdir("/proc") if d.isdigit() and int(d) != me]
+    except OSError:
+        return out
+    for pid in pids:
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[2]) != group:
+                continue
+            ticks = sum(int(x) for x in fields[11:15]) / tick  # utime, stime, cutime, cstime
+            ns = 0
+            for tid in os.listdir("/proc/%d/task" % pid):
+                try:
+                    with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                        ns += int(f.read().split()[0])
+                except (OSError, IndexError, ValueError):
+                    continue
+            out[pid] = (ticks, ns / 1e9)
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+_new_processes = []  # what the sandbox said when asked to deny new processes (once a run)
+
+
+def _deny_new_processes():
+    if not _new_processes:
+        _new_processes.append(hotkernel_sandbox.deny_new_processes())
+    return _new_processes[0]
 
 
 def _thread_cpu_ns(tid):
@@ -1757,6 +1831,8 @@ def _run_released(args, inputs, release):
     result["phases_s"] = {k: round(v, 4) for k, v in phases.items()}
     result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
     result["check_seed"] = "hidden"
+    if _new_processes:
+        box["new_processes"] = _new_processes[0]
     result["sandbox"] = box
     result["trusted"] = True
     diff = _target_diff(own_dict, base_dict)

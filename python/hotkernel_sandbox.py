@@ -223,7 +223,19 @@ _SECCOMP_SET_MODE_FILTER = 1
 _SECCOMP_FILTER_FLAG_TSYNC = 1
 _SECCOMP_RET_ALLOW = 0x7FFF0000
 _SECCOMP_RET_ERRNO_EPERM = 0x00050000 | 1
+_SECCOMP_RET_ERRNO_ENOSYS = 0x00050000 | 38
 SYSV_IPC_DENIED = "semaphores and message queues denied"
+# setsid and setpgid do nothing and return 0: every process a run makes stays in the run's
+# process group, where the harness counts its CPU (a helper forked at import computes outside the
+# calls) and the sweep after the run finds it. A library that detaches a child still runs.
+_GROUP_CALLS = {"x86_64": (112, 109), "aarch64": (157, 154)}
+_SECCOMP_RET_ERRNO_NONE = 0x00050000  # errno 0: the call returns 0 without running
+GROUP_KEPT = "kept (setsid and setpgid do nothing)"
+# Making a process: fork, vfork (x86_64 only), clone without CLONE_THREAD; clone3 answers ENOSYS,
+# on which glibc makes its threads with clone.
+_SPAWN_CALLS = {"x86_64": (57, 58, 56, 435), "aarch64": (None, None, 220, 435)}
+_CLONE_THREAD = 0x00010000
+NEW_PROCESSES_DENIED = "denied from the timed samples on"
 
 
 class _SockFilter(ctypes.Structure):
@@ -234,39 +246,95 @@ class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
 
 
-def _sysv_ipc_filter(arch, semget, msgget):
-    """The BPF program: EPERM for semget, msgget, x32 numbers and any other ABI; the rest allowed."""
-    ld_w_abs, jeq_k, jge_k, ret_k = 0x20, 0x15, 0x35, 0x06
-    prog = [
-        (ld_w_abs, 0, 0, 4),             # 0: seccomp_data.arch
-        (jeq_k, 1, 0, arch),             # 1: ours: on to 3; another ABI: 2
-        (ret_k, 0, 0, _SECCOMP_RET_ERRNO_EPERM),  # 2
-        (ld_w_abs, 0, 0, 0),             # 3: seccomp_data.nr
-        (jge_k, 3, 0, _X32_BIT),         # 4: x32: deny (7)
-        (jeq_k, 2, 0, semget),           # 5: deny (8)
-        (jeq_k, 1, 0, msgget),           # 6: deny (8)
-        (ret_k, 0, 0, _SECCOMP_RET_ALLOW),  # 7... allow
-        (ret_k, 0, 0, _SECCOMP_RET_ERRNO_EPERM),  # 8: deny
-    ]
-    # Jump 4 goes 3 ahead (to 8), jump 5 two (to 8), jump 6 one (to 8).
+_LD_W_ABS, _JEQ_K, _JGE_K, _JSET_K, _RET_K = 0x20, 0x15, 0x35, 0x45, 0x06
+
+
+def _assemble(lines):
+    """A BPF program from (code, jt, jf, k) lines whose jt/jf may name a label; ("label", name)
+    lines mark where they go. Jumps are forward only, as BPF's are."""
+    where, n = {}, 0
+    for line in lines:
+        if line[0] == "label":
+            where[line[1]] = n
+        else:
+            n += 1
+    prog = []
+    for line in lines:
+        if line[0] == "label":
+            continue
+        code, jt, jf, k = line
+        i = len(prog)
+        prog.append((code, where[jt] - i - 1 if isinstance(jt, str) else jt,
+                     where[jf] - i - 1 if isinstance(jf, str) else jf, k))
     return prog
 
 
+def _head(arch):
+    """Another ABI, or x86_64's x32 numbers: denied; else the syscall's number loaded."""
+    return [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, "ours", 0, arch), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
+            ("label", "ours"), (_LD_W_ABS, 0, 0, 0), (_JGE_K, "deny", 0, _X32_BIT)]
+
+
+def _sysv_ipc_filter(arch, denied, ignored=()):
+    """The BPF program: EPERM for each syscall in `denied` (semget, msgget), x32 numbers and any
+    other ABI; 0 without running it for each in `ignored` (setsid, setpgid); the rest allowed."""
+    return _assemble(_head(arch) + [(_JEQ_K, "deny", 0, nr) for nr in denied] +
+                     [(_JEQ_K, "ignore", 0, nr) for nr in ignored] +
+                     [(_RET_K, 0, 0, _SECCOMP_RET_ALLOW), ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
+                      ("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE)])
+
+
+def _spawn_filter(arch, fork, vfork, clone, clone3):
+    """The BPF program: EPERM for fork, vfork and a clone without CLONE_THREAD (a process, not a
+    thread), ENOSYS for clone3 (its flags are behind a pointer), and the head's denials."""
+    never = 0xFFFFFFFF  # a number no syscall has: where the architecture has no fork or vfork
+    return _assemble(_head(arch) + [
+        (_JEQ_K, "nosys", 0, clone3),
+        (_JEQ_K, "deny", 0, never if fork is None else fork),
+        (_JEQ_K, "deny", 0, never if vfork is None else vfork),
+        (_JEQ_K, "clone", 0, clone),
+        (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+        ("label", "clone"), (_LD_W_ABS, 0, 0, 16),  # args[0], its low 32 bits: the flags
+        (_JSET_K, "allow", "deny", _CLONE_THREAD),
+        ("label", "allow"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+        ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
+        ("label", "nosys"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_ENOSYS)])
+
+
+def _install(libc, prog, nr_seccomp):
+    filters = (_SockFilter * len(prog))(*[_SockFilter(c, t, f, k) for c, t, f, k in prog])
+    fprog = _SockFprog(len(prog), ctypes.cast(filters, ctypes.POINTER(_SockFilter)))
+    _syscall(libc, nr_seccomp, ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER), ctypes.c_ulong(_SECCOMP_FILTER_FLAG_TSYNC),
+             ctypes.byref(fprog))
+
+
 def _deny_sysv_ipc(libc):
-    """Installs the seccomp filter on every thread (TSYNC); returns SYSV_IPC_DENIED or why not."""
+    """Installs the seccomp filter on every thread (TSYNC): SysV semaphores and message queues
+    denied, new sessions and process groups not made. Returns SYSV_IPC_DENIED or why not."""
     machine = os.uname().machine
     if machine not in _SECCOMP_ARCH:
         return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
     arch, semget, msgget, nr_seccomp = _SECCOMP_ARCH[machine]
-    prog = _sysv_ipc_filter(arch, semget, msgget)
-    filters = (_SockFilter * len(prog))(*[_SockFilter(c, t, f, k) for c, t, f, k in prog])
-    fprog = _SockFprog(len(prog), ctypes.cast(filters, ctypes.POINTER(_SockFilter)))
     try:
-        _syscall(libc, nr_seccomp, ctypes.c_ulong(_SECCOMP_SET_MODE_FILTER), ctypes.c_ulong(_SECCOMP_FILTER_FLAG_TSYNC),
-                 ctypes.byref(fprog))
+        _install(libc, _sysv_ipc_filter(arch, (semget, msgget), _GROUP_CALLS[machine]), nr_seccomp)
     except OSError as e:
         return "seccomp failed: %s" % e.strerror
     return SYSV_IPC_DENIED
+
+
+def deny_new_processes():
+    """From the timed samples on, no process of the run makes another (fork, vfork, clone of a
+    process; threads still can): a helper born and gone inside the samples, its CPU counted
+    nowhere the harness can read, cannot be. Needs no_new_privs (the sandbox set it). Returns
+    NEW_PROCESSES_DENIED or why not."""
+    machine = os.uname().machine
+    if machine not in _SECCOMP_ARCH:
+        return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
+    try:
+        _install(_libc(), _spawn_filter(_SECCOMP_ARCH[machine][0], *_SPAWN_CALLS[machine]), _SECCOMP_ARCH[machine][3])
+    except (AttributeError, OSError) as e:
+        return "seccomp failed: %s" % (getattr(e, "strerror", None) or e)
+    return NEW_PROCESSES_DENIED
 
 
 def _threads():
@@ -280,7 +348,7 @@ def apply(scratch, caches, no_landlock=False):
     """Applies the sandbox to this process; returns the record of what is in force:
     {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
     "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...}, "capabilities",
-    "sysv_ipc": SYSV_IPC_DENIED or why not,
+    "sysv_ipc": SYSV_IPC_DENIED or why not, "process_group": GROUP_KEPT or why not,
     "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
     scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders."""
     rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
@@ -300,6 +368,7 @@ def apply(scratch, caches, no_landlock=False):
         rec["sysv_ipc"] = _deny_sysv_ipc(libc) if rec["no_new_privs"] else "allowed (no no_new_privs for seccomp)"
     except (AttributeError, OSError) as e:
         rec["sysv_ipc"] = "allowed (%s)" % e
+    rec["process_group"] = GROUP_KEPT if rec["sysv_ipc"] == SYSV_IPC_DENIED else "not kept (%s)" % rec["sysv_ipc"]
     rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
     abi = 0 if no_landlock else landlock_abi(libc)
     rec["landlock_abi"] = abi

@@ -66,6 +66,20 @@ r = subprocess.run([sys.executable, "-c", "import ctypes; l = ctypes.CDLL(None, 
                     "i = l.semget(0, 1, 0o1600); print(i, ctypes.get_errno())"], capture_output=True, text=True)
 out["child_semaphore"] = r.stdout.split()
 out["cap_eff"] = [l.split()[1] for l in open("/proc/self/status") if l.startswith("CapEff")][0]
+group = os.getpgrp()
+attempt("setsid", os.setsid)
+attempt("setpgid", lambda: os.setpgid(0, 0))
+out["same_group"] = os.getpgrp() == group
+detached = subprocess.Popen(["sleep", "5"], start_new_session=True)
+out["detached_child_group"] = os.getpgid(detached.pid) == group
+detached.kill(); detached.wait()
+out["new_processes"] = sb.deny_new_processes()
+attempt("fork", lambda: os._exit(0) if os.fork() == 0 else None)
+attempt("spawn", lambda: subprocess.run(["true"]))
+import threading
+ran = []
+th = threading.Thread(target=lambda: ran.append(1)); th.start(); th.join()
+out["thread"] = "allowed" if ran else "denied"
 print(json.dumps(out))
 """
 
@@ -134,6 +148,25 @@ def test_no_sysv_semaphore_or_message_queue_can_be_made(tmp_path):
     assert out["message_queue"] == "denied: Operation not permitted", out["message_queue"]
     assert out["shared_memory"] == "allowed", out["shared_memory"]
     assert out["child_semaphore"] == ["-1", "1"], out["child_semaphore"]  # inherited across fork and exec: EPERM
+
+
+def test_every_process_of_a_run_stays_in_its_group(tmp_path):
+    # The harness counts the CPU of the run's other processes by its process group (a helper
+    # forked at import computes outside the calls): setsid and setpgid do nothing, so a library
+    # that detaches a child still runs and the child stays countable (and swept after the run).
+    out, _ = _run(tmp_path)
+    assert out["record"]["process_group"] == "kept (setsid and setpgid do nothing)", out["record"]
+    assert out["setsid"] == "allowed" and out["setpgid"] == "allowed"
+    assert out["same_group"] is True and out["detached_child_group"] is True, out
+
+
+def test_from_the_samples_on_no_process_is_made_but_threads_are(tmp_path):
+    # A helper born and gone inside the samples would leave its CPU where the harness cannot read it.
+    out, _ = _run(tmp_path)
+    assert out["new_processes"] == "denied from the timed samples on", out["new_processes"]
+    assert out["fork"] == "denied: Operation not permitted", out["fork"]
+    assert out["spawn"] == "denied: Operation not permitted", out["spawn"]
+    assert out["thread"] == "allowed"
 
 
 @pytest.mark.skipif(_abi() < 6, reason="signal scoping needs Landlock ABI 6")
