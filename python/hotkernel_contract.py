@@ -1000,7 +1000,7 @@ def find_cupti():
     """libcupti's path, or (None, why): the copy this process has mapped (torch links it for its
     profiler), else one in torch's nvidia wheels, else in a CUDA toolkit."""
     try:
-        with open("/proc/self/maps") as f:
+        with open("/proc/self/maps", errors="surrogateescape") as f:
             for line in f:
                 path = line.split()[-1] if line.strip() else ""
                 if "/libcupti.so" in path:

@@ -30,6 +30,10 @@ class Primitives:
         self.gc_callbacks = gc.callbacks  # the list itself: what is in it is compared, not replaced
         self.sigmask = getattr(signal, "pthread_sigmask", None)
         self.all_signals = signal.valid_signals() if hasattr(signal, "valid_signals") else set()
+        # Python handlers run in this thread whichever thread took the signal: held over the quiet.
+        self.getsignal, self.setsignal, self.raise_signal = signal.getsignal, signal.signal, signal.raise_signal
+        self.default_int_handler = signal.default_int_handler
+        self.handled = tuple(s for s in self.all_signals if s not in (signal.SIGKILL, signal.SIGSTOP))
         self.cuda = torch.cuda.is_available()
         if self.cuda:
             self.Event = torch.cuda.Event
@@ -237,7 +241,8 @@ CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 # other one is compared after each sample (Harness.state_changes).
 MUTABLE_STATE = {
     "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
-                   "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness", "new_processes"},
+                   "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness", "new_processes",
+                   "_held_handlers", "_held_signals"},
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
     "L2Guard": {"seen_bytes", "floor"},
 }
@@ -332,7 +337,7 @@ def _cudart():
     """ctypes handle of the CUDA runtime torch loaded (for the persisting-L2 reset), or None."""
     import ctypes
     try:
-        with open("/proc/self/maps") as f:
+        with open("/proc/self/maps", errors="surrogateescape") as f:
             paths = sorted({line.split()[-1] for line in f if "libcudart" in line and "/" in line})
     except OSError:
         paths = []

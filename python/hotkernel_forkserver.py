@@ -790,8 +790,8 @@ def _parents():
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
-                with open("/proc/%s/stat" % d) as f:
-                    out[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+                with open("/proc/%s/stat" % d, "rb") as f:  # bytes: a name need not be UTF-8
+                    out[int(d)] = int(f.read().rsplit(b")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
     return out

@@ -259,6 +259,8 @@ class TrustedRun:
         self.host_ms = None
         self.tampered = None
         self.new_processes = None  # what the sandbox said when the samples began (CPU runs)
+        self._held_handlers = self._held_signals = ()  # the quiet's (_quiet)
+        self._hold_signal_fn = self._hold_signal
         self.phases = {}
         self.sample_clocks = []
         self.profile_check = False
@@ -496,8 +498,8 @@ class TrustedRun:
                 tids.add(th.native_id)
         for tid in tids:
             try:
-                with open("/proc/self/task/%d/stat" % tid) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                with open("/proc/self/task/%d/stat" % tid, "rb") as f:  # bytes: a thread's name need not be UTF-8
+                    fields = f.read().rsplit(b")", 1)[1].split()
                 total += (int(fields[11]) + int(fields[12])) / float(tick)
             except (OSError, IndexError, ValueError):
                 continue
@@ -587,19 +589,34 @@ class TrustedRun:
         return factor
 
     def _quiet(self):
-        """From a sample's end until the next release: no garbage collection and no signal, so
-        nothing the candidate set up (a gc callback, a finalizer in a cycle, a timer's handler)
-        runs in this thread after the window to finish the sample's work before it is checked.
+        """From a sample's end until its next window is open: no garbage collection and no signal,
+        so nothing the candidate set up (a gc callback, a finalizer in a cycle, a timer's handler)
+        runs in this thread after the window to finish the sample's work before it is checked, or
+        before the next release on its fresh values. Signals are blocked in this thread, and a
+        Python handler, which runs here whichever thread took its signal, is held: the signal is
+        raised again once the next window is open (_unquiet), where the parent sees its time.
         Its other threads are the thread watch's."""
         p = self.prims
         if self._quiet_state is not None:
             return
         was = p.gc_isenabled() or self._gc_held
         p.gc_disable()
+        held = []
+        for sig in p.handled:
+            h = p.getsignal(sig)
+            if callable(h) and h is not p.default_int_handler and h is not self._hold_signal_fn:
+                p.setsignal(sig, self._hold_signal_fn)
+                held.append((sig, h))
+        self._held_handlers = tuple(held)
         mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
         # A tuple, not the set sigmask returns: ending the quiet drops it after the fresh values
         # are written, and a set can carry a weakref callback (_collect_young).
         self._quiet_state = (was, tuple(mask) if mask is not None else None)
+
+    def _hold_signal(self, sig, frame):
+        """A signal whose Python handler is the candidate's, taken during the quiet: raised again
+        when the quiet ends."""
+        self._held_signals = self._held_signals + (sig,)
 
     def _dispatch_intact(self):
         """Sets `tampered` when what the harness checks with was changed during the sample: its
@@ -637,6 +654,12 @@ class TrustedRun:
         self._quiet_state = None
         if mask is not None:
             p.sigmask(SIG_SETMASK, mask)
+        held, self._held_handlers = self._held_handlers, ()
+        for sig, h in held:
+            p.setsignal(sig, h)
+        pending, self._held_signals = self._held_signals, ()
+        for sig in pending:
+            p.raise_signal(sig)
         if was and window:
             if collect:
                 p.gc_collect(1)
@@ -674,12 +697,15 @@ class TrustedRun:
         views (the timed inputs, and the harness's copies of them). Returns (the sets mixed, the
         factor): what a set drawn again needs to be the set the calls saw (_drawn_again)."""
         self._quiet()  # (already quiet after a sample: the first sample's window is gc-free too)
-        self._unquiet(window=True, collect=False)  # collected before the fresh values
         flat, picked = self._picked(*groups)
         try:
             secret = self.release.ready("timed", calls)
         except (ParentClockError, OSError) as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
+        # The quiet ends inside the window (the empty samples' do too): a signal held since the
+        # last sample runs its handler where the parent sees the time, not on the fresh values
+        # before the release. The young generations were collected before those (_collect_young).
+        self._unquiet(window=True, collect=False)
         return picked, self._mix(secret, flat)
 
     def _done(self, copies=0, copy_s=0.0):
@@ -708,8 +734,7 @@ class TrustedRun:
         rel, s, p = self.release, self.session, self.prims
         if not rel.active:
             return
-        self._quiet()
-        self._unquiet(window=True)  # every window gc-free, the first too, as a timed sample's
+        self._quiet()  # every window gc-free, the first too; each ends the quiet inside it, as a timed sample does
         views = self._mix_views
         graph_path = s.is_cuda and self.target.timer in ("auto", "cupti", "cuda_graph")
         cupti = graph_path and self.clock is not None and self.target.timer != "cuda_graph"
@@ -721,8 +746,10 @@ class TrustedRun:
                 order = (0,) * n
                 spot_odds = self._spot_odds(n)
                 for _ in range(EMPTY_SAMPLES):
+                    self._collect_young()
                     flat, _ = self._picked(views, views)  # a timed sample mixes the harness's copies too
                     secret = rel.ready("empty", n)
+                    self._unquiet(window=True, collect=False)
                     self._mix(secret, flat)
                     if s.is_cuda:
                         p.dev_sync()
@@ -733,12 +760,13 @@ class TrustedRun:
                     self._quiet()
                     rel.done(len(snaps), spot_s)
                     del snaps
-                    self._unquiet(window=True)
             return
         one, tiny = self._tiny_graph(1)
         for _ in range(EMPTY_SAMPLES):
+            self._collect_young()
             flat, _ = self._picked(views)
             secret = rel.ready("empty", 0)
+            self._unquiet(window=True, collect=False)
             self._mix(secret, flat)
             if cupti:
                 self._clock_start()
@@ -746,27 +774,26 @@ class TrustedRun:
                 p.dev_sync()
                 self._quiet()
                 rel.done()
-                self._unquiet(window=True)
                 self._clock_stop()
             else:
                 a, b = self._timed_replay(one)
                 p.ev_sync(b)
                 self._quiet()
                 rel.done()
-                self._unquiet(window=True)
         if cupti:
             gap, gap_buf = self._tiny_graph(GAP_NODES)
             p.replay(gap)
             p.dev_sync()
+            self._collect_young()
             flat, _ = self._picked(views)
             secret = rel.ready("gap", GAP_NODES)
+            self._unquiet(window=True, collect=False)
             self._mix(secret, flat)
             self._clock_start()
             p.replay(gap)
             p.dev_sync()
             self._quiet()
             rel.done()
-            self._unquiet(window=True)
             recs = self._clock_stop()
             if recs:
                 rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
@@ -1563,15 +1590,15 @@ def _group_cpu(group, me):
         return out
     for pid in pids:
         try:
-            with open("/proc/%d/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%d/stat" % pid, "rb") as f:  # bytes: a name need not be UTF-8
+                fields = f.read().rsplit(b")", 1)[1].split()
             if int(fields[2]) != group:
                 continue
             ticks = sum(int(x) for x in fields[11:15]) / tick  # utime, stime, cutime, cstime
             ns = 0
             for tid in os.listdir("/proc/%d/task" % pid):
                 try:
-                    with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                    with open("/proc/%d/task/%s/schedstat" % (pid, tid), "rb") as f:
                         ns += int(f.read().split()[0])
                 except (OSError, IndexError, ValueError):
                     continue
@@ -1642,8 +1669,8 @@ def _active_modes(torch):
 def _process_age_s():
     """Seconds since this process was created (fork), from /proc; None where there is none."""
     try:
-        with open("/proc/self/stat") as f:
-            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/self/stat", "rb") as f:
+            start_ticks = int(f.read().rsplit(b")", 1)[1].split()[19])
         with open("/proc/uptime") as f:
             uptime = float(f.read().split()[0])
         return max(0.0, uptime - start_ticks / float(os.sysconf("SC_CLK_TCK")))

@@ -179,7 +179,7 @@ _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 def _capabilities_held():
     """This thread's effective capabilities, as /proc says them (0 when it cannot be read)."""
     try:
-        with open("/proc/thread-self/status") as f:
+        with open("/proc/thread-self/status", errors="replace") as f:
             for line in f:
                 if line.startswith("CapEff:"):
                     return int(line.split()[1], 16)

@@ -139,11 +139,11 @@ def zombies_of(pid):
     for d in os.listdir("/proc"):
         if d.isdigit():
             try:
-                with open("/proc/%s/stat" % d) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
+                with open("/proc/%s/stat" % d, "rb") as f:  # bytes: a name need not be UTF-8
+                    fields = f.read().rsplit(b")", 1)[1].split()
             except OSError:
                 continue
-            if fields[0] == "Z" and int(fields[1]) == pid:
+            if fields[0] == b"Z" and int(fields[1]) == pid:
                 out.append(int(d))
     return out
 
