@@ -778,6 +778,17 @@ def _clearly_within(of, rf, rtol, atol_f):
     return {"max_abs": max_abs, "rel": max_abs / scale, "atol": a_abs, "scale": scale, "tol_used": used}
 
 
+def _shadowed(t):
+    """The names in a tensor's own __dict__ that stand in for torch.Tensor's attributes (an
+    instance's `detach` or `clone` is called before the class's): a plain torch.Tensor whose
+    methods are the candidate's code."""
+    try:
+        own = vars(t)
+    except TypeError:
+        return []
+    return sorted(k for k in own if hasattr(torch.Tensor, k)) if own else []
+
+
 def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
     """Compares outputs with the fp32 reference. Returns a dict: ok, reason, max_abs, rel (max_abs /
     rms(ref)), atol (absolute, as used), rtol, scale (rms(ref)), tol_used (worst |err| / allowed).
@@ -806,6 +817,11 @@ def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
         label = "output" if len(outs) == 1 else "output %d" % i
         if type(o) is not torch.Tensor:
             res["reason"] = "%s is a %s; return a plain torch.Tensor" % (label, type(o).__name__)
+            return res
+        shadow = _shadowed(o) or _shadowed(r)
+        if shadow:
+            res["reason"] = ("%s or its reference carries attributes of its own that stand in for torch.Tensor's (%s); "
+                             "return a plain torch.Tensor" % (label, ", ".join(shadow[:4])))
             return res
         if tuple(o.shape) != tuple(r.shape):
             res["reason"] = "%s has shape %s, expected %s" % (label, list(o.shape), list(r.shape))
@@ -864,7 +880,8 @@ _SCREENED = (torch.float32, torch.float16, torch.bfloat16)
 def _screen_passes(o, r, want_dtype, rtol, atol_f):
     """Whether one output passes the fp32 screen: plain tensors of a screened dtype (and the one
     expected), the reference's shape and device, every element clearly within tolerance."""
-    if not (type(o) is torch.Tensor and type(r) is torch.Tensor and o.dtype in _SCREENED
+    if not (type(o) is torch.Tensor and type(r) is torch.Tensor and not _shadowed(o) and not _shadowed(r)
+            and o.dtype in _SCREENED
             and r.dtype == torch.float32 and tuple(o.shape) == tuple(r.shape) and o.device == r.device
             and (want_dtype is None or o.dtype == want_dtype) and o.numel() > 0):
         return False

@@ -482,8 +482,8 @@ class TrustedRun:
     def snapshot(self, out):
         """A copy of an output taken at once (in stream order on a GPU), for checking later."""
         outs = self._as_outputs(out)
-        if outs is None or any(type(o) is not self.torch.Tensor for o in outs):
-            return out  # the check rejects it as it is
+        if outs is None or any(type(o) is not self.torch.Tensor or self.hk._shadowed(o) for o in outs):
+            return out  # the check rejects it as it is (its own clone is the candidate's code)
         return [o.clone() for o in outs] if len(outs) > 1 else outs[0].clone()
 
     def _thread_cpu_s(self, threads):
@@ -626,6 +626,9 @@ class TrustedRun:
         torch function or dispatch mode still active outside the calls."""
         if self.tampered:
             return
+        self._inputs_unmarked()
+        if self.tampered:
+            return
         changed = self._harness.state_changes() if self._harness is not None else []
         if changed:
             self.tampered = ("the candidate changed the harness's own state during the samples (%s): its checks "
@@ -691,6 +694,23 @@ class TrustedRun:
         was = self._quiet_state[0] if self._quiet_state is not None else (p.gc_isenabled() or self._gc_held)
         if was:
             p.gc_collect(1)
+        self._inputs_unmarked()  # the fresh values are written through the inputs' own methods
+
+    def _inputs_unmarked(self):
+        """Sets `tampered` when a timed input, or a reference, carries attributes of its own that
+        stand in for torch.Tensor's: the harness calls their methods (copy_, normal_, detach), which
+        would then run the candidate's code in its thread, on the fresh values before the release
+        or in a check (cheats/instance_copy_hook.py)."""
+        if self.tampered:
+            return
+        s = self.session
+        for t in [x for one in s.timed_sets for x in one] + list(self._as_outputs(s.check_ref) or []):
+            shadow = self.hk._shadowed(t)
+            if shadow:
+                self.tampered = ("the candidate set attributes on the harness's own tensors (%s) that stand in for "
+                                 "torch.Tensor's methods: the harness's calls of them would run its code"
+                                 % ", ".join(shadow[:4]))
+                return
 
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
