@@ -1007,6 +1007,7 @@ def ramp(replay, sync, seconds=RAMP_S, clock=time.perf_counter):
 # CUpti_ActivityKernel4-10).
 CUPTI_KINDS = (1, 2, 10)  # MEMCPY, MEMSET, CONCURRENT_KERNEL
 CUPTI_BUFFER_BYTES = 4 << 20
+CUPTI_BUFFERS = 3  # made up front and reused (KernelClock._free)
 
 
 class ClockError(RuntimeError):
@@ -1121,6 +1122,11 @@ class KernelClock:
         lib.cuptiGetResultString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         self._lib = lib
         self._buffers = {}
+        # Buffers made once and handed back after CUPTI completes them: a flush completes the
+        # buffer in use, and the next record asks for another. Made then (4 MiB, zero-filled,
+        # often fresh pages), one cost ~0.65 ms inside the next sample's first launch on an H200,
+        # more than the sample's calls of a small kernel (bench/probes/cupti_launch_probe.py).
+        self._free = [ctypes.create_string_buffer(CUPTI_BUFFER_BYTES) for _ in range(CUPTI_BUFFERS)]
         self._records = []
         requested_t = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
                                        ctypes.POINTER(ctypes.c_size_t))
@@ -1138,7 +1144,8 @@ class KernelClock:
             raise ClockError("%s failed: %s (%d)" % (name, (text.value or b"?").decode(errors="replace"), r))
 
     def _on_requested(self, buf, size, max_records):
-        b = self._c.create_string_buffer(CUPTI_BUFFER_BYTES)  # 16-byte aligned; CUPTI needs 8
+        # 16-byte aligned; CUPTI needs 8. A new one only when CUPTI holds every made one.
+        b = self._free.pop() if self._free else self._c.create_string_buffer(CUPTI_BUFFER_BYTES)
         addr = self._c.addressof(b)
         self._buffers[addr] = b
         buf[0] = addr
@@ -1153,7 +1160,9 @@ class KernelClock:
             a = rec.value
             if c.c_uint32.from_address(a).value in kinds:
                 self._records.append((c.c_uint64.from_address(a + 16).value, c.c_uint64.from_address(a + 24).value))
-        self._buffers.pop(buf, None)
+        done = self._buffers.pop(buf, None)
+        if done is not None:
+            self._free.append(done)
 
     def start(self):
         self._records = []

@@ -28,12 +28,17 @@ class Primitives:
         self.gc_disable, self.gc_enable, self.gc_isenabled = gc.disable, gc.enable, gc.isenabled
         self.gc_collect = gc.collect
         self.gc_callbacks = gc.callbacks  # the list itself: what is in it is compared, not replaced
-        self.sigmask = getattr(signal, "pthread_sigmask", None)
-        self.all_signals = signal.valid_signals() if hasattr(signal, "valid_signals") else set()
+        # _signal's own functions, on plain numbers: signal's wrappers make an enum of each of the
+        # 64 signals a mask holds, ~0.1 ms inside every sample's window (where the quiet ends and
+        # begins), time the parent counts as the fixed cost of a sample.
+        import _signal
+        self.sigmask = getattr(_signal, "pthread_sigmask", None)
+        self.all_signals = (tuple(int(s) for s in signal.valid_signals()) if hasattr(signal, "valid_signals")
+                            else ())
         # Python handlers run in this thread whichever thread took the signal: held over the quiet.
-        self.getsignal, self.setsignal, self.raise_signal = signal.getsignal, signal.signal, signal.raise_signal
+        self.getsignal, self.setsignal, self.raise_signal = _signal.getsignal, _signal.signal, _signal.raise_signal
         self.default_int_handler = signal.default_int_handler
-        self.handled = tuple(s for s in self.all_signals if s not in (signal.SIGKILL, signal.SIGSTOP))
+        self.handled = tuple(s for s in self.all_signals if s not in (int(signal.SIGKILL), int(signal.SIGSTOP)))
         self.cuda = torch.cuda.is_available()
         if self.cuda:
             self.Event = torch.cuda.Event
@@ -242,7 +247,7 @@ CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 MUTABLE_STATE = {
     "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
                    "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness", "new_processes",
-                   "_held_handlers", "_held_signals"},
+                   "_held_handlers", "_held_signals", "_state_check_s"},
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
     "L2Guard": {"seen_bytes", "floor"},
 }

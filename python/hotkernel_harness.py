@@ -170,6 +170,8 @@ CPU_THREAD_BUSY_MIN_S = 0.002
 # Nodes of the gap probe: a graph of tiny kernels whose window over CUPTI's busy time gives the
 # gap between a graph's nodes, which the CUPTI timer does not count.
 GAP_NODES = 200
+# Gap samples, whose median the parent takes: one window of it varied by ~0.5 ms on an H200.
+GAP_SAMPLES = 5
 
 
 def _read_private_input():
@@ -262,6 +264,7 @@ class TrustedRun:
         self._held_handlers = self._held_signals = ()  # the quiet's (_quiet)
         self._hold_signal_fn = self._hold_signal
         self.phases = {}
+        self._state_check_s = 0.0  # the checks after each sample's window (_done), for phases_s
         self.sample_clocks = []
         self.profile_check = False
         self.profiled = None
@@ -347,7 +350,16 @@ class TrustedRun:
         return clock, None
 
     def _digest(self, tensors):
-        return [float(p.double().sum()) if p.numel() else 0.0 for p in tensors] + [len(tensors)]
+        """Each tensor's float64 sum, and their count: what the harness compares its own tensors by
+        from one moment to a later one. Summed as float64 without a float64 copy of each (a copy
+        of every output of a big target was ~5 ms a digest on an H200), read back at once."""
+        torch = self.torch
+        sums = [(p.double().sum() if p.is_complex() else p.sum(dtype=torch.float64)) if p.numel() else None
+                for p in tensors]
+        live = [x for x in sums if x is not None]
+        got = iter(torch.stack(live).tolist() if live and len({x.device for x in live}) == 1 else
+                   [float(x) for x in live])
+        return [next(got) if x is not None else 0.0 for x in sums] + [len(tensors)]
 
     def _poison(self):
         """NaN-fill freed memory the candidate's outputs could come from (uninitialised outputs)."""
@@ -737,7 +749,9 @@ class TrustedRun:
             self.release.done(copies, copy_s)
         except OSError as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
+        c0 = self.prims.perf()
         self._dispatch_intact()
+        self._state_check_s += self.prims.perf() - c0
 
     def calibrate_release(self):
         """Before the candidate is imported, the parent times empty samples: every step of a timed
@@ -804,19 +818,20 @@ class TrustedRun:
             gap, gap_buf = self._tiny_graph(GAP_NODES)
             p.replay(gap)
             p.dev_sync()
-            self._collect_young()
-            flat, _ = self._picked(views)
-            secret = rel.ready("gap", GAP_NODES)
-            self._unquiet(window=True, collect=False)
-            self._mix(secret, flat)
-            self._clock_start()
-            p.replay(gap)
-            p.dev_sync()
-            self._quiet()
-            rel.done()
-            recs = self._clock_stop()
-            if recs:
-                rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
+            for _ in range(GAP_SAMPLES):
+                self._collect_young()
+                flat, _ = self._picked(views)
+                secret = rel.ready("gap", GAP_NODES)
+                self._unquiet(window=True, collect=False)
+                self._mix(secret, flat)
+                self._clock_start()
+                p.replay(gap)
+                p.dev_sync()
+                self._quiet()
+                rel.done()
+                recs = self._clock_stop()
+                if recs:
+                    rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
             del gap, gap_buf
         del one, tiny
 
@@ -1352,7 +1367,8 @@ class TrustedRun:
         defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
         pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, their seeds, intact, digest)
         samples, fails = [], []
-        check_s = fresh_s = ramp_s = 0.0
+        check_s = fresh_s = ramp_s = young_s = records_s = probe_s = 0.0
+        self._state_check_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
         ramps = []  # with CUPTI: the ramps' replays between events (CUPTI off), for graph_ms
         records = set()  # CUPTI records a timed replay
@@ -1389,8 +1405,10 @@ class TrustedRun:
             # Fresh values before every timed replay too (they load before the start event): a
             # graph whose kernels skip work when their inputs did not change since the last
             # replay (outputs in graph memory still hold its results) has nothing to skip.
+            y0 = p.perf()
             self._collect_young()  # nothing of the candidate's runs from the fresh values to the release
             f0 = p.perf()
+            young_s += f0 - y0
             self.fresh_values()
             self.l2.reset()
             p.dev_sync()  # the reset's own GPU work ends here, not inside the parent's window
@@ -1406,8 +1424,10 @@ class TrustedRun:
                 p.replay(graph)
                 p.dev_sync()
                 self._done()
+                k0 = p.perf()
                 recs = self._clock_stop()
                 ms, rule = self._per_call(recs, s.calls)
+                records_s += p.perf() - k0
                 if ms is None:
                     self.tampered = ("timed replay %d: CUPTI recorded no kernel or copy (its activity was disabled or "
                                      "its records taken while the candidate ran)" % (len(samples) + 1))
@@ -1415,7 +1435,9 @@ class TrustedRun:
                 samples.append(ms)
                 records.add(len(recs))
                 rules.add(rule)
+            k0 = p.perf()
             self.sample_clocks.append(self._clock_mhz())
+            probe_s += p.perf() - k0
         p.dev_sync()
         c0 = p.perf()
         for r, held, sets, seeds, intact, digest in pending:
@@ -1435,7 +1457,10 @@ class TrustedRun:
             self._profile_graph = (graph, s.calls)
         del outs, graph
         self.phases.update({"graph_capture": t1 - t0, "samples": t2 - t1 - check_s - fresh_s - ramp_s,
-                            "fresh_values": fresh_s, "ramp": ramp_s, "checked_replays": check_s})
+                            "fresh_values": fresh_s, "ramp": ramp_s, "checked_replays": check_s,
+                            # parts of "samples": what a sample costs besides its window
+                            "young_gc": young_s, "state_checks": self._state_check_s, "clock_records": records_s,
+                            "clock_probes": probe_s})
         if clock is None:
             return samples, "cuda_graph", note, fails
         graph_ms = self._ramp_ms(ramps, s.calls)

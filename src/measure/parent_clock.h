@@ -50,9 +50,10 @@ struct parent_clock_log {
         double copy_ms = 0;          ///< the time it says they took
     };
     std::vector<empty_window> empty; ///< empty samples, before the candidate was imported
-    double gap_window_ms = -1;       ///< the gap probe's window (-1: none)
+    double gap_window_ms = -1;       ///< the gap probe's window, the median of its samples (-1: none)
     long gap_nodes = 0;
-    double gap_busy_ms = -1;         ///< its GPU work on CUPTI's records (-1: not said)
+    double gap_busy_ms = -1;         ///< its GPU work on CUPTI's records, the median (-1: not said)
+    std::vector<double> gap_windows, gap_busies;  ///< each gap sample's, as said
     struct window {
         double ms;                   ///< as empty_window::ms
         long calls;
@@ -77,6 +78,10 @@ struct clock_bound_limits {
     double abs_ms = 0.4;  ///< what a sample's own steps (snapshots, a collection, cold caches, a busy machine) may add
     double frac = 0.05;
     double gap_factor = 1.5;         ///< CUPTI reads kernels' own time: node gaps are allowed for
+    /// ... or, where more, the gap probe's whole time past the fixed cost and its kernels, once a
+    /// sample, up to this: under CUPTI a graph of many nodes takes longer to launch than the empty
+    /// samples' one-node graph (~0.3-0.5 ms more on an H200), time no kernel record holds.
+    double max_launch_ms = 1.0;
     double max_ops_per_call = 16;    ///< ... at most this many GPU operations a call
     /// A share of the CPU waits taken out of a window is allowed on top: a loaded machine's
     /// waits are read when a thread runs again, which blurs the window's ends.
@@ -103,6 +108,7 @@ struct clock_bound {
     bool lower = true;               ///< the bound applies to this timer (not to cuda_events)
     double fixed_ms = 0, loop_ms_per_call = 0, window_ms = 0, reported_ms = 0, excess_ms = 0, allowance_ms = 0,
            gap_ms_per_op = 0, waited_ms = 0, fixed_spread_ms = 0;
+    double launch_ms = 0;            ///< what the gap probe allowed once a sample, where more than its gaps a node
     double copy_ms = 0;              ///< the spot copies' time taken out of a sample's window (median)
     double copy_cap_ms = 0;          ///< the most one copy may take out
     [[nodiscard]] json to_json() const;

@@ -136,6 +136,31 @@ TEST(ClockBound, CuptiGetsTheGapsBetweenNodesThatItDoesNotCount) {
     EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.0029, 1000, "cuda_graph")).held);
 }
 
+TEST(ClockBound, CuptiGetsTheGapProbesLaunchCostOnceASample) {
+    // 4 calls of 0.18 ms on CUPTI, each window 0.5 ms over fixed + kernels (an H200's multi-node
+    // launch under CUPTI): past 0.4 + 5% of the window without the probe, within it with a
+    // probe whose 200 nodes took 0.35 ms past the fixed cost and their 0.2 ms of kernels.
+    auto log = log_of(10, 0.1 + 4 * 0.18 + 0.5, 4);
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.18, 4, "cupti")).held);
+    log.gap_nodes = 200;
+    log.gap_busy_ms = 0.2;
+    log.gap_window_ms = 0.1 + 0.2 + 0.35;
+    auto b = check_clock_bound(log, line_of(10, 0.18, 4, "cupti"));
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.launch_ms, 0.35, 1e-9);
+    EXPECT_EQ(b.to_json()["launch_ms"], 0.35);
+    // A sample faked to half its time is still caught: 0.36 ms more is missing.
+    EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.18 * 0.5, 4, "cupti")).held);
+    // Once a sample, never more than max_launch_ms, whatever the probe took.
+    log.gap_window_ms = 0.1 + 0.2 + 5.0;
+    EXPECT_NEAR(check_clock_bound(log, line_of(10, 0.18, 4, "cupti")).launch_ms, 1.0, 1e-9);
+    // Samples of 40 calls (7.2 ms) faked 30% shorter: caught, whatever the probe said.
+    auto longer = log_of(10, 0.1 + 40 * 0.18 + 0.5, 40);
+    longer.gap_nodes = 200, longer.gap_busy_ms = 0.2, longer.gap_window_ms = 0.1 + 0.2 + 5.0;
+    EXPECT_TRUE(check_clock_bound(longer, line_of(10, 0.18, 40, "cupti")).held);
+    EXPECT_FALSE(check_clock_bound(longer, line_of(10, 0.18 * 0.7, 40, "cupti")).held);
+}
+
 TEST(ClockBound, PerCallEventsOnTheEagerPathAreNotBounded) {
     auto b = check_clock_bound(log_of(10, 10.1, 100), line_of(10, 0.01, 100, "cuda_events"));
     EXPECT_TRUE(b.held);
