@@ -708,12 +708,26 @@ def draw_sets(target, gen, device, k, derive_fn=None, shared=None):
 # ---------------------------------------------------------------------------------------------
 
 def as_outputs(out):
-    """A tensor or a tuple/list of tensors -> list; anything else -> None."""
-    if isinstance(out, torch.Tensor):
+    """A tensor or a plain tuple/list of tensors -> list; anything else -> None. Types are read
+    with type(), never through the object: a tuple or list subclass's __iter__, __len__ or
+    __getitem__, an object's __class__, a metaclass's __eq__ are the candidate's code, which
+    unpacking an output would run in the harness's thread after the window, computing the
+    output only when it is checked (cheats/lazy_container.py)."""
+    kind = type(out)
+    if issubclass(kind, torch.Tensor):
         return [out]
-    if isinstance(out, (tuple, list)) and out and all(isinstance(o, torch.Tensor) for o in out):
+    if (kind is tuple or kind is list) and out and all(issubclass(type(o), torch.Tensor) for o in out):
         return list(out)
     return None
+
+
+def _returned(out):
+    """What a call returned, named for an error: a container subclass says so."""
+    kind = type(out)
+    for plain in (tuple, list):
+        if kind is not plain and issubclass(kind, plain):
+            return "%s (a %s subclass; return a plain tuple or list)" % (kind.__qualname__, plain.__name__)
+    return kind.__qualname__
 
 
 class _NoTF32:
@@ -806,7 +820,7 @@ def check(out, ref, dtype="bf16", expected=None, rtol=None, atol=None):
     refs = as_outputs(ref)
     outs = as_outputs(out)
     if outs is None:
-        res["reason"] = "returned %s, expected %s" % (type(out).__name__,
+        res["reason"] = "returned %s, expected %s" % (_returned(out),
                                                        "a tensor" if len(refs) == 1 else "%d tensors" % len(refs))
         return res
     if len(outs) != len(refs):

@@ -3,8 +3,8 @@
 The binary starts `python <embedded dir>/hotkernel_harness.py --run FILE --role ROLE
 [--target-from BASELINE]` with a private result pipe (fd in HOTKERNEL_RESULT_FD) and one JSON
 line on stdin: {"nonce": ..., "check_seed": ..., "clock": SOCKET, "scratch": ..., "caches": [...],
-"py_sha256": {file: sha256}}. Order matters; everything the candidate could tamper with is set up
-before its file is imported:
+"py_sha256": {file: sha256}, "profile_check": bool, "allow_unsandboxed": bool}. Order matters;
+everything the candidate could tamper with is set up before its file is imported:
 
   1. read the nonce and the hidden seed from stdin, then close stdin; move the result fd to a
      private non-inheritable descriptor and drop every HOTKERNEL_* variable from the environment;
@@ -30,7 +30,7 @@ before its file is imported:
      to the private fd (a finding that exposes the secrets has written an invalid line at once).
      The script's stdout is ignored.
 
-Defences, one per known cheat (measurement-anchors.md §10): outputs of every timed call are
+Defences, one per known cheat (docs/trust.md, and an adversarial test each): outputs of every timed call are
 checked on a GPU (on the CPU every output is held and a share is checked, picked after each
 sample: CPU_CHECKED_CALLS), each sample on fresh input values (caching, replay, batch-and-skip,
 warm-up detection, partial writes); inputs are compared before/after (mutation); NaN/Inf and

@@ -242,6 +242,28 @@ assert not hk.check(torch.zeros(256, 64), tiny, 'fp32')['ok']
 assert hk.check(tiny.clone(), tiny, 'fp32')['ok']
 class Sub(torch.Tensor): pass
 assert 'plain torch.Tensor' in hk.check(out.as_subclass(Sub), ref, 'bf16', exp)['reason']
+# A container subclass fails without its own code running: unpacking it would run the candidate's
+# code in the harness's thread (cheats/lazy_container.py).
+ran = []
+class Lazy(list):
+    def __iter__(self): ran.append('iter'); return iter([out])
+    def __len__(self): ran.append('len'); return 1
+    def __getitem__(self, i): ran.append('getitem'); return out
+class LazyTuple(tuple):
+    def __iter__(self): ran.append('iter'); return iter((out,))
+for lazy in (Lazy([out]), LazyTuple((out,))):
+    r = hk.check(lazy, ref, 'bf16', exp)
+    assert not r['ok'] and 'subclass; return a plain tuple or list' in r['reason'], r
+    assert hk.as_outputs(lazy) is None
+class Meta(type):
+    def __eq__(cls, other): ran.append('eq'); return True
+    __hash__ = type.__hash__
+class Odd(metaclass=Meta):
+    @property
+    def __class__(self): ran.append('class'); return torch.Tensor
+assert hk.as_outputs(Odd()) is None and hk.as_outputs([Odd()]) is None and not hk.check(Odd(), ref, 'bf16', exp)['ok']
+assert ran == [], ran
+assert hk.as_outputs([out, out]) == [out, out] and hk.as_outputs((out,)) == [out] and hk.as_outputs(out) == [out]
 print('OK')
 """, gelu)
 
