@@ -50,7 +50,6 @@ import argparse
 import hashlib
 import json
 import os
-import random
 import time
 from signal import SIG_BLOCK, SIG_SETMASK
 import traceback
@@ -248,7 +247,6 @@ class TrustedRun:
         self._dispatch_tables = _dispatch_tables(torch, ops)
         s = self.session
         self.prims = Primitives(torch)
-        self.rng = random.Random(int.from_bytes(os.urandom(8), "little"))
         self.flags = []
         # Clones of the check inputs as given, to catch mutation.
         self.check_inputs_copy = [x.clone() for x in s.check_inputs]
@@ -582,7 +580,7 @@ class TrustedRun:
         if not groups or not groups[0]:
             return [], frozenset()
         k = len(groups[0])
-        picked = self.rng.sample(range(k), min(k, MIX_SETS))
+        picked = self._draw(range(k), MIX_SETS)
         flat = [[v for j in picked for v in per_set[j]] for per_set in groups]
         for views in flat:
             if views:
@@ -724,12 +722,21 @@ class TrustedRun:
                                  % ", ".join(shadow[:4]))
                 return
 
+    def _connection_intact(self):
+        """Sets `tampered` when the parent's clock's descriptor is no longer its socket: a relay
+        put over it could end the parent's window early or say the copies took the missing time."""
+        why = self.release.replaced()
+        if why and not self.tampered:
+            self.tampered = ("the candidate replaced the harness's connection to the parent's clock (%s): every "
+                             "message of the samples could be its own" % why)
+
     def _release(self, calls, *groups):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
         views (the timed inputs, and the harness's copies of them). Returns (the sets mixed, the
         factor): what a set drawn again needs to be the set the calls saw (_drawn_again)."""
         self._quiet()  # (already quiet after a sample: the first sample's window is gc-free too)
         flat, picked = self._picked(*groups)
+        self._connection_intact()
         try:
             secret = self.release.ready("timed", calls)
         except (ParentClockError, OSError) as e:
@@ -749,6 +756,7 @@ class TrustedRun:
             self.release.done(copies, copy_s)
         except OSError as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
+        self._connection_intact()
         c0 = self.prims.perf()
         self._dispatch_intact()
         self._state_check_s += self.prims.perf() - c0
@@ -1013,11 +1021,20 @@ class TrustedRun:
         have read while its calls ran. os.urandom as taken before the candidate was imported, and
         no generator of the random module (whose class a candidate could patch)."""
         m = self.cpu_checked = cpu_checked_calls(len(idx))
-        pool = list(idx)
-        for i in range(m):  # a partial Fisher-Yates shuffle on 64-bit draws
+        return set(self._draw(list(idx), m))
+
+    def _draw(self, pool, m):
+        """m distinct items of pool, drawn from os.urandom (a partial Fisher-Yates shuffle on 64-bit
+        draws): every choice the harness makes after the import. A generator of the random
+        module is looked up on its class at each call, which a candidate can patch: its sample()
+        ran the candidate's code in the harness's thread between a sample's fresh values and its
+        release, where it computed the outputs (cheats/random_sample_prefetch.py)."""
+        pool = list(pool)
+        m = min(m, len(pool))
+        for i in range(m):
             j = i + int.from_bytes(self._urandom(8), "little") % (len(pool) - i)
             pool[i], pool[j] = pool[j], pool[i]
-        return set(pool[:m])
+        return pool[:m]
 
     def _ref_of(self, drawn, si, refs, draws=None):
         """The reference for set si of a round, drawn = (its seeds, what its release mixed or
@@ -1114,7 +1131,7 @@ class TrustedRun:
         cap = max(2, int(HOLD_BUDGET_BYTES // out_bytes))
         if calls <= cap:
             return frozenset(range(calls))
-        return frozenset(self.rng.sample(range(calls - 1), cap - 1)) | {calls - 1}
+        return frozenset(self._draw(range(calls - 1), cap - 1)) | {calls - 1}
 
     def _time(self, fn):
         s = self.session
@@ -1362,7 +1379,7 @@ class TrustedRun:
         # counts replays on the device cannot tell a checked replay from a timed one; every timed
         # replay gets fresh values of its own as well.
         n_samples = self.target.samples
-        checked_at = set(self.rng.sample(range(n_samples + 1), min(VERIFY_REPLAYS, n_samples + 1)))
+        checked_at = set(self._draw(range(n_samples + 1), VERIFY_REPLAYS))
         held_bytes = len(idx) * max(self.session.out_bytes, 1)
         defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
         pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, their seeds, intact, digest)
@@ -1850,6 +1867,9 @@ def _run_released(args, inputs, release):
         key = "run" if i == 0 else "run%d" % (i + 1)
         watched.update({key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2,
                         key + ".target": tr.target})
+    # The parent's clock's connection: its descriptor, its identity and its methods, compared at
+    # every sample like the run's own state (a relay put over it: _connection_intact).
+    watched.update({"release": release, "hotkernel_release.Release": type(release)})
     harness = Harness(torch, hk, runner_module,
                       [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None], watched,
                       _KNOWN_TORCH_NAMES)

@@ -41,6 +41,11 @@ class Release:
             s.close()
             raise ParentClockError("could not reach the parent's clock at %s: %s" % (address, e))
         self._fd = s.detach()  # a plain descriptor: os.read/os.write, nothing to patch on an object
+        # What the descriptor is: a candidate can dup2 a socket of its own over the number and
+        # relay (and rewrite) every message (cheats/process_vm_clock.py); replaced() compares.
+        self._fstat = os.fstat
+        st = self._fstat(self._fd)
+        self._ident = (st.st_dev, st.st_ino)
         self._write = os.write
         self._read = os.read
         self._clock = time.monotonic
@@ -52,6 +57,19 @@ class Release:
     @property
     def active(self):
         return self._fd is not None
+
+    def replaced(self):
+        """Why the connection's descriptor is no longer the socket connected (another file put
+        over its number), or None. The harness asks before each release and after each done."""
+        if self._fd is None:
+            return None
+        try:
+            st = self._fstat(self._fd)
+        except OSError as e:
+            return "its descriptor %d was closed (%s)" % (self._fd, e.strerror)
+        if (st.st_dev, st.st_ino) != self._ident:
+            return "another file was put over its descriptor %d" % self._fd
+        return None
 
     def _send(self, text):
         data = (text + "\n").encode()

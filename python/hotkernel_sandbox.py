@@ -16,8 +16,9 @@ inherited across fork and exec and cannot be lifted):
 - Resource limits, only ever lowered: no core files, a file-size limit, no POSIX message queues
   (they would outlive the run). RLIMIT_NPROC is left alone: it counts threads.
 - A seccomp filter (on x86_64 and aarch64, every thread of the process): no SysV semaphore or
-  message queue can be made or opened (EPERM), and no syscall of another ABI (32-bit or x32)
-  runs. Both outlive every process, and unlike shared memory (swept after each run: hotkernel
+  message queue can be made or opened (EPERM), no process's memory or descriptors reached through
+  ptrace, process_vm_readv/writev or pidfd_getfd (EPERM; its own either), and no syscall of
+  another ABI (32-bit or x32) runs. Both outlive every process, and unlike shared memory (swept after each run: hotkernel
   knows its maker) the kernel does not say who made them, so a run could count its runs or pass
   word to a later one through them.
 
@@ -231,6 +232,12 @@ SYSV_IPC_DENIED = "semaphores and message queues denied"
 _GROUP_CALLS = {"x86_64": (112, 109), "aarch64": (157, 154)}
 _SECCOMP_RET_ERRNO_NONE = 0x00050000  # errno 0: the call returns 0 without running
 GROUP_KEPT = "kept (setsid and setpgid do nothing)"
+# Another process's memory or descriptors, this one's through them: ptrace, process_vm_readv,
+# process_vm_writev, pidfd_getfd. A write through process_vm_writev on the run's own pid raises
+# no audit event: it rewrote time.perf_counter's C function behind the harness's saved reference
+# (cheats/process_vm_clock.py). No honest kernel calls them.
+_MEMORY_CALLS = {"x86_64": (101, 310, 311, 438), "aarch64": (117, 270, 271, 438)}
+MEMORY_DENIED = "denied (ptrace, process_vm_readv, process_vm_writev, pidfd_getfd)"
 # Making a process: fork, vfork (x86_64 only), clone without CLONE_THREAD; clone3 answers ENOSYS,
 # on which glibc makes its threads with clone.
 _SPAWN_CALLS = {"x86_64": (57, 58, 56, 435), "aarch64": (None, None, 220, 435)}
@@ -310,13 +317,15 @@ def _install(libc, prog, nr_seccomp):
 
 def _deny_sysv_ipc(libc):
     """Installs the seccomp filter on every thread (TSYNC): SysV semaphores and message queues
-    denied, new sessions and process groups not made. Returns SYSV_IPC_DENIED or why not."""
+    denied, other processes' memory and descriptors too (_MEMORY_CALLS), new sessions and process
+    groups not made. Returns SYSV_IPC_DENIED or why not."""
     machine = os.uname().machine
     if machine not in _SECCOMP_ARCH:
         return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
     arch, semget, msgget, nr_seccomp = _SECCOMP_ARCH[machine]
     try:
-        _install(libc, _sysv_ipc_filter(arch, (semget, msgget), _GROUP_CALLS[machine]), nr_seccomp)
+        _install(libc, _sysv_ipc_filter(arch, (semget, msgget) + _MEMORY_CALLS[machine], _GROUP_CALLS[machine]),
+                 nr_seccomp)
     except OSError as e:
         return "seccomp failed: %s" % e.strerror
     return SYSV_IPC_DENIED
@@ -349,6 +358,7 @@ def apply(scratch, caches, no_landlock=False):
     {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
     "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...}, "capabilities",
     "sysv_ipc": SYSV_IPC_DENIED or why not, "process_group": GROUP_KEPT or why not,
+    "process_memory": MEMORY_DENIED or why not,
     "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
     scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders."""
     rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
@@ -369,6 +379,7 @@ def apply(scratch, caches, no_landlock=False):
     except (AttributeError, OSError) as e:
         rec["sysv_ipc"] = "allowed (%s)" % e
     rec["process_group"] = GROUP_KEPT if rec["sysv_ipc"] == SYSV_IPC_DENIED else "not kept (%s)" % rec["sysv_ipc"]
+    rec["process_memory"] = MEMORY_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
     rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
     abi = 0 if no_landlock else landlock_abi(libc)
     rec["landlock_abi"] = abi

@@ -125,13 +125,13 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     // A spot copy's time comes out of its window, up to a cap from what a copy took in the empty
     // samples: the harness's clock says what its copies took, but not more than copies can.
     b.copy_cap_ms = lim.copy_abs_ms + lim.copy_factor * median_of(per_copy);
-    auto copies_ms = [&](long copies, double copy_ms) {
+    auto copies_ms = [&](long copies, double copy_ms, double window_ms) {
         const double n = static_cast<double>(std::clamp(copies, 0L, lim.max_copies));
-        return std::clamp(copy_ms, 0.0, n * b.copy_cap_ms);
+        return std::min(std::clamp(copy_ms, 0.0, n * b.copy_cap_ms), lim.copy_max_share * std::max(0.0, window_ms));
     };
     for (std::size_t i = skip; i < log.empty.size(); ++i) {
         const auto& e = log.empty[i];
-        const double ms = e.ms - copies_ms(e.copies, e.copy_ms);
+        const double ms = e.ms - copies_ms(e.copies, e.copy_ms, e.ms);
         if (e.calls == 0) fixed.push_back(ms);
         else if (e.calls >= loop_calls) {
             if (e.calls > loop_calls) looped.clear();
@@ -162,7 +162,7 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
             return broken(fmt::format("sample {} was released for {} call(s) but the result says {} a sample", i + 1,
                                       w.calls, calls));
         const double rep = samples[i].get<double>() * calls;
-        const double copy = copies_ms(w.copies, w.copy_ms);
+        const double copy = copies_ms(w.copies, w.copy_ms, w.ms);
         windows.push_back(w.ms);
         reported.push_back(rep);
         copied.push_back(copy);

@@ -96,6 +96,9 @@ struct clock_bound_limits {
     double copy_abs_ms = 0.3;
     double copy_factor = 8;
     long max_copies = 8;
+    /// ... and never more than this share of the window: the copies are said on the harness's
+    /// word, and a sample is its calls first (honest CPU samples' copies were at most ~40% of one).
+    double copy_max_share = 0.5;
 };
 
 /// The bound, decided from the parent's log and the run's result line. Pure.

@@ -122,6 +122,22 @@ TEST(ClockBound, CopiesExplainNoMoreThanCopiesCan) {
     EXPECT_NEAR(b.copy_ms, 8 * 0.38, 1e-9);
 }
 
+TEST(ClockBound, CopiesNeverExplainMoreThanHalfAWindow) {
+    // A relay over the harness's socket said every sample copied 8 outputs for 100 ms: at most
+    // half of each 1.4 ms window comes out, and the 0.01 ms it reports is caught.
+    auto log = log_of(10, 1.4, 10);
+    for (int i = 0; i < 5; ++i) log.empty.push_back({0.1 + 0.05, 0, 1, 0.05});
+    for (auto& w : log.timed) w.copies = 8, w.copy_ms = 100;
+    auto b = check_clock_bound(log, line_of(10, 0.001, 10));
+    EXPECT_FALSE(b.held) << b.to_json().dump();
+    EXPECT_NEAR(b.copy_ms, 0.7, 1e-9);
+    // An honest sample's copies, well under half of it, come out whole.
+    for (auto& w : log.timed) w.copies = 2, w.copy_ms = 0.5;
+    b = check_clock_bound(log, line_of(10, 0.08, 10));
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.copy_ms, 0.5, 1e-9);
+}
+
 TEST(ClockBound, CuptiGetsTheGapsBetweenNodesThatItDoesNotCount) {
     // 1000 calls of 2.9 us of kernel, 0.6 us of gap each: the window is 20% over the kernels.
     auto log = log_of(10, 0.1 + 1000 * 0.0035, 1000);
