@@ -12,6 +12,7 @@ free to change with them; the Harness snapshot watches this module too.
 import json
 import os
 import sys
+import hashlib
 import time
 
 
@@ -113,12 +114,27 @@ class Harness:
         self.critical_names |= {("torch", n) for n in ("isfinite", "equal", "randn", "Generator", "empty")}
         # Every torch and torch.cuda function the harness's own code names (the check's torch.sub,
         # torch.isfinite, ...): replaced, a check or a time is the candidate's.
-        used = torch_names(harness_codes([contract, runner_module, sys.modules[__name__]]).values(), known_names)
+        codes = harness_codes([contract, runner_module, sys.modules[__name__]])
+        used = torch_names(codes.values(), known_names)
         self.critical_names |= {k for k in used if callable(vars(torch.cuda if k[0] == "torch.cuda" else torch).get(k[1]))}
         self.own_modules = {"hotkernel_contract", "hotkernel_harness", "hotkernel_defences"}
         self.instances = set(own) - {label for label in own if isinstance(self.watch[label], type)}
         self.snap = self._take()
         self.state = self._take_state()
+        # The harness's code by value: a code object keeps its id while its constants' tuple or its
+        # bytecode is rewritten in place through a raw pointer (no audit event), as the check's
+        # bound 1.0 was, to pass zeros (cheats/code_constant_rewrite.py).
+        self._codes = [c for _, c in sorted(codes.items())]
+        self._sha256 = hashlib.sha256
+        self.code_digest = self._code_digest()
+
+    def _code_digest(self):
+        h = self._sha256()
+        for c in self._codes:
+            h.update(c.co_code)
+            h.update(repr(tuple(_const_value(k) for k in c.co_consts)).encode())
+            h.update(repr(c.co_names).encode())
+        return h.digest()
 
     def _take(self):
         snap = {}
@@ -163,9 +179,13 @@ class Harness:
         return state
 
     def state_changes(self):
-        """'object.attribute' for each part of _take_state that differs now, added or removed."""
+        """'object.attribute' for each part of _take_state that differs now, added or removed; and
+        the harness's code when its bytecode or constants differ."""
         now = self._take_state()
-        return sorted("%s.%s" % key for key in set(self.state) | set(now) if now.get(key) != self.state.get(key))
+        changed = sorted("%s.%s" % key for key in set(self.state) | set(now) if now.get(key) != self.state.get(key))
+        if self._code_digest() != self.code_digest:
+            changed.insert(0, "the bytecode or constants of its own functions")
+        return changed
 
     def changes(self):
         """(critical, other): lists of 'module.name' that were replaced, removed or added (a new
@@ -182,6 +202,8 @@ class Harness:
         for fn, code in self.ref_fns:
             if id(getattr(fn, "__code__", None)) != code:
                 critical.append(getattr(fn, "__qualname__", "reference") + ".__code__")
+        if self._code_digest() != self.code_digest:
+            critical.append("the harness's own code (bytecode or constants rewritten in memory)")
         return critical, other
 
 
@@ -251,6 +273,19 @@ MUTABLE_STATE = {
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
     "L2Guard": {"seen_bytes", "floor"},
 }
+
+
+def _const_value(k):
+    """A code constant as its digest reads it: plain values by value (nested in tuples and
+    frozensets), anything else (a nested code object, digested on its own) by type."""
+    t = type(k)
+    if t in (int, float, str, bytes, bool, complex, type(None)) or k is Ellipsis:
+        return repr(k)
+    if t is tuple:
+        return tuple(_const_value(x) for x in k)
+    if t is frozenset:
+        return tuple(sorted(repr(_const_value(x)) for x in k))
+    return t.__name__
 
 
 def _fingerprint(v, depth=0):
