@@ -358,6 +358,25 @@ def _reseed():
             pass
 
 
+def _hand_over_exiting(env):
+    """The runs still exiting as this one starts (answered, not yet reaped: their pids cannot be
+    reused), as pidfds for its harness to wait on before it times anything
+    (HOTKERNEL_WAIT_PIDFDS): an exit overlaps the next run's start (a CUDA context's teardown,
+    ~0.1 s), but a run that mapped a memfd many times made its exit take seconds of kernel time,
+    which landed in the next run's samples."""
+    fds = []
+    if hasattr(os, "pidfd_open"):
+        for pid in list(_EXITING):
+            try:
+                fds.append(os.pidfd_open(pid))
+            except OSError:
+                continue
+    if fds:
+        env["HOTKERNEL_WAIT_PIDFDS"] = ",".join(str(fd) for fd in fds)
+    else:
+        env.pop("HOTKERNEL_WAIT_PIDFDS", None)
+
+
 def _forget_server_exit_work():
     """Exit handlers and finalizers the server registered are the server's: run in a child they
     would clean up the server's resources (a TemporaryDirectory made at import) and cost ~0.1 s
@@ -449,6 +468,7 @@ def _child(req, stdin_fd, out_w, err_w, chan_w, close_fds, drop):
         _drop_server_modules(drop)
         _reseed()
         _forget_server_exit_work()
+        _hand_over_exiting(env)
         import gc
 
         if hasattr(gc, "unfreeze"):

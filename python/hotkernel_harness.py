@@ -169,6 +169,9 @@ CPU_THREAD_BUSY_MIN_S = 0.002
 # Nodes of the gap probe: a graph of tiny kernels whose window over CUPTI's busy time gives the
 # gap between a graph's nodes, which the CUPTI timer does not count.
 GAP_NODES = 200
+# The longest a run waits, before its first timed sample, for runs of the same fork server still
+# exiting (their pidfds, _previous_runs_gone).
+EXIT_WAIT_S = 10.0
 # Gap samples, whose median the parent takes: one window of it varied by ~0.5 ms on an H200.
 GAP_SAMPLES = 5
 
@@ -1762,6 +1765,43 @@ def _fake_fraction():
     return f if 0.0 < f < 1.0 else 0.0
 
 
+def _wait_pidfds():
+    """The pidfds of the runs a fork server's run starts beside (still exiting), from
+    HOTKERNEL_WAIT_PIDFDS; empty for a fresh process."""
+    fds = []
+    for word in os.environ.get("HOTKERNEL_WAIT_PIDFDS", "").split(","):
+        if word.isdigit():
+            fds.append(int(word))
+    return fds
+
+
+def _previous_runs_gone(fds, limit_s=EXIT_WAIT_S):
+    """Waits until every run this one started beside has exited (its memory torn down), at most
+    limit_s; closes the pidfds. Returns the seconds waited. Before the first timed sample: a
+    previous run's exit is work of the kernel's that the samples would otherwise share."""
+    if not fds:
+        return 0.0
+    import select
+    t0 = time.perf_counter()
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    left = set(fds)
+    while left:
+        rest = limit_s - (time.perf_counter() - t0)
+        if rest <= 0:
+            break
+        for fd, _ in poller.poll(rest * 1e3):
+            left.discard(fd)
+            poller.unregister(fd)
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    return time.perf_counter() - t0
+
+
 def _take_secrets(args):
     """Reads the private input, loads our modules from their checked bytes, moves the result fd
     and hands both secrets (the nonce and the fd) to the harness's audit hook, the only place that
@@ -1788,6 +1828,7 @@ def _take_secrets(args):
         os._exit(0)
     args.no_landlock = hotkernel_sandbox.read_test_switch()
     args.fake_fraction = _fake_fraction()
+    args.wait_pidfds = _wait_pidfds()
     _scrub_environment()
     install_watch(secret.pop("nonce", None), result_fd, {"main": main.__code__, "run": _run_released.__code__})
     return secret
@@ -1875,11 +1916,12 @@ def _run_released(args, inputs, release):
                       _KNOWN_TORCH_NAMES)
     _KNOWN_TORCH_NAMES.clear()
     steps["harness"] = time.perf_counter() - t_prepared
+    steps["previous_exit"] = _previous_runs_gone(getattr(args, "wait_pidfds", ()))
     try:
         trun.calibrate_release()  # the parent times empty samples: the fixed cost of a sample
     except (ParentClockError, OSError) as e:
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
-    steps["clock_calibration"] = time.perf_counter() - t_prepared - steps["harness"]
+    steps["clock_calibration"] = time.perf_counter() - t_prepared - steps["harness"] - steps["previous_exit"]
     # The kernel sandbox, before anything of the candidate runs (hotkernel_sandbox.py).
     box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)
     refused = hotkernel_sandbox.refusal(box)

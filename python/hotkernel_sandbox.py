@@ -17,8 +17,9 @@ inherited across fork and exec and cannot be lifted):
   (they would outlive the run). RLIMIT_NPROC is left alone: it counts threads.
 - A seccomp filter (on x86_64 and aarch64, every thread of the process): no SysV semaphore or
   message queue can be made or opened (EPERM), no process's memory or descriptors reached through
-  ptrace, process_vm_readv/writev or pidfd_getfd (EPERM; its own either), and no syscall of
-  another ABI (32-bit or x32) runs. Both outlive every process, and unlike shared memory (swept after each run: hotkernel
+  ptrace, process_vm_readv/writev or pidfd_getfd (EPERM; its own either), no namespace made or
+  entered (unshare, setns, a clone with a CLONE_NEW* flag: EPERM; clone3: ENOSYS, on which glibc
+  uses clone), and no syscall of another ABI (32-bit or x32) runs. Both outlive every process, and unlike shared memory (swept after each run: hotkernel
   knows its maker) the kernel does not say who made them, so a run could count its runs or pass
   word to a later one through them.
 
@@ -238,6 +239,13 @@ GROUP_KEPT = "kept (setsid and setpgid do nothing)"
 # (cheats/process_vm_clock.py). No honest kernel calls them.
 _MEMORY_CALLS = {"x86_64": (101, 310, 311, 438), "aarch64": (117, 270, 271, 438)}
 MEMORY_DENIED = "denied (ptrace, process_vm_readv, process_vm_writev, pidfd_getfd)"
+# Namespaces: unshare and setns, and a clone with a CLONE_NEW* flag. A child forked at import made
+# thousands of network namespaces whose cleanup, in the kernel's own threads when the run ended,
+# ran into the next run's time (no sweep or CPU count sees a kernel worker). No kernel needs one.
+_NAMESPACE_CALLS = {"x86_64": (272, 308), "aarch64": (97, 268)}
+# CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET
+_CLONE_NEW_NAMESPACES = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000
+NAMESPACES_DENIED = "denied (unshare, setns, clone of a namespace)"
 # Making a process: fork, vfork (x86_64 only), clone without CLONE_THREAD; clone3 answers ENOSYS,
 # on which glibc makes its threads with clone.
 _SPAWN_CALLS = {"x86_64": (57, 58, 56, 435), "aarch64": (None, None, 220, 435)}
@@ -282,13 +290,23 @@ def _head(arch):
             ("label", "ours"), (_LD_W_ABS, 0, 0, 0), (_JGE_K, "deny", 0, _X32_BIT)]
 
 
-def _sysv_ipc_filter(arch, denied, ignored=()):
-    """The BPF program: EPERM for each syscall in `denied` (semget, msgget), x32 numbers and any
-    other ABI; 0 without running it for each in `ignored` (setsid, setpgid); the rest allowed."""
+def _sysv_ipc_filter(arch, denied, ignored=(), clone=None, clone3=None):
+    """The BPF program: EPERM for each syscall in `denied` (semget, msgget, ...), x32 numbers and
+    any other ABI; 0 without running it for each in `ignored` (setsid, setpgid); EPERM for a clone
+    whose flags make a namespace, ENOSYS for clone3 (its flags are behind a pointer; glibc then
+    uses clone); the rest allowed."""
+    never = 0xFFFFFFFF
     return _assemble(_head(arch) + [(_JEQ_K, "deny", 0, nr) for nr in denied] +
                      [(_JEQ_K, "ignore", 0, nr) for nr in ignored] +
-                     [(_RET_K, 0, 0, _SECCOMP_RET_ALLOW), ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
-                      ("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE)])
+                     [(_JEQ_K, "nosys", 0, never if clone3 is None else clone3),
+                      (_JEQ_K, "clone", 0, never if clone is None else clone),
+                      (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+                      ("label", "clone"), (_LD_W_ABS, 0, 0, 16),  # args[0], its low 32 bits: the flags
+                      (_JSET_K, "deny", "allow", _CLONE_NEW_NAMESPACES),
+                      ("label", "allow"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+                      ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
+                      ("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE),
+                      ("label", "nosys"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_ENOSYS)])
 
 
 def _spawn_filter(arch, fork, vfork, clone, clone3):
@@ -324,8 +342,9 @@ def _deny_sysv_ipc(libc):
         return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
     arch, semget, msgget, nr_seccomp = _SECCOMP_ARCH[machine]
     try:
-        _install(libc, _sysv_ipc_filter(arch, (semget, msgget) + _MEMORY_CALLS[machine], _GROUP_CALLS[machine]),
-                 nr_seccomp)
+        _install(libc, _sysv_ipc_filter(arch, (semget, msgget) + _MEMORY_CALLS[machine] + _NAMESPACE_CALLS[machine],
+                                        _GROUP_CALLS[machine], clone=_SPAWN_CALLS[machine][2],
+                                        clone3=_SPAWN_CALLS[machine][3]), nr_seccomp)
     except OSError as e:
         return "seccomp failed: %s" % e.strerror
     return SYSV_IPC_DENIED
@@ -358,7 +377,7 @@ def apply(scratch, caches, no_landlock=False):
     {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
     "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...}, "capabilities",
     "sysv_ipc": SYSV_IPC_DENIED or why not, "process_group": GROUP_KEPT or why not,
-    "process_memory": MEMORY_DENIED or why not,
+    "process_memory": MEMORY_DENIED or why not, "namespaces": NAMESPACES_DENIED or why not,
     "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
     scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders."""
     rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
@@ -380,6 +399,7 @@ def apply(scratch, caches, no_landlock=False):
         rec["sysv_ipc"] = "allowed (%s)" % e
     rec["process_group"] = GROUP_KEPT if rec["sysv_ipc"] == SYSV_IPC_DENIED else "not kept (%s)" % rec["sysv_ipc"]
     rec["process_memory"] = MEMORY_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
+    rec["namespaces"] = NAMESPACES_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
     rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
     abi = 0 if no_landlock else landlock_abi(libc)
     rec["landlock_abi"] = abi

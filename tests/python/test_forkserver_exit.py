@@ -254,3 +254,34 @@ def test_the_server_answers_the_recorded_exchanges_with_the_recorded_fields(tmp_
             assert s.read() == want
     finally:
         s.close()
+
+
+def test_the_next_run_waits_for_an_exiting_run_before_it_times_anything():
+    # A run's exit overlaps the next run's start, not its samples: a run that made its exit take
+    # seconds of kernel time (a memfd mapped many times, torn down after the server's kill) had it
+    # land in the next run's samples. The server hands the next run a pidfd of each run still
+    # exiting; its harness waits on them before its first timed sample.
+    sys.path.insert(0, str(ROOT / "python"))
+    import hotkernel_forkserver as fs
+    import hotkernel_harness as h
+    exiting = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.8)"])
+    try:
+        fs._EXITING.clear()
+        fs._EXITING[exiting.pid] = time.time() + 10
+        env = {}
+        fs._hand_over_exiting(env)
+        os.environ["HOTKERNEL_WAIT_PIDFDS"] = env["HOTKERNEL_WAIT_PIDFDS"]
+        fds = h._wait_pidfds()
+        assert len(fds) == 1
+        waited = h._previous_runs_gone(fds)
+        assert 0.4 <= waited < 5, waited
+        assert exiting.poll() is not None  # it has exited (a zombie until reaped)
+        fs._EXITING.clear()
+        fs._hand_over_exiting(env)  # none exiting: nothing to wait on
+        assert "HOTKERNEL_WAIT_PIDFDS" not in env
+        assert h._previous_runs_gone([]) == 0.0
+    finally:
+        os.environ.pop("HOTKERNEL_WAIT_PIDFDS", None)
+        fs._EXITING.clear()
+        exiting.kill()
+        exiting.wait()
