@@ -267,7 +267,7 @@ CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 # The attributes of the harness's objects that the measurement itself updates as it goes: every
 # other one is compared after each sample (Harness.state_changes).
 MUTABLE_STATE = {
-    "TrustedRun": {"tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
+    "TrustedRun": {"_tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
                    "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness", "new_processes",
                    "_held_handlers", "_held_signals", "_state_check_s"},
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
@@ -438,7 +438,7 @@ def harness_codes(modules):
                 add(c)
 
     def from_obj(v):
-        for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
+        for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None), getattr(v, "fset", None)):
             code = getattr(f, "__code__", None)
             if code is not None:
                 add(code)
@@ -674,6 +674,13 @@ def install_watch(nonce, result_fd, main_code):
                 st["busy"].discard(tid)
 
     def _judge(event, args):
+        if event == "hotkernel.tampered":
+            # The harness's own finding (TrustedRun.tampered), kept here: set back to None on the
+            # run, it still voids the result. Said by anything else, it is ignored.
+            if id(getframe(2).f_code) in st["codes"] and isinstance(args[0], str):
+                what = args[0][len("the candidate "):] if args[0].startswith("the candidate ") else "was seen: " + args[0]
+                note("tampered", what[:600], False)
+            return
         if event == "hotkernel.result":
             if getframe(2).f_code is not main_code.get("main"):
                 note("forged_result", "posted a result through the harness's own channel", True)
@@ -693,6 +700,9 @@ def install_watch(nonce, result_fd, main_code):
             if getattr(threading, "_profile_hook", None) is not None or getattr(threading, "_trace_hook", None) is not None:
                 late.append("left a profile or trace hook for new threads (threading.setprofile/settrace)")
             found = st["invalid"] + [w for w in late if w not in st["invalid"]]
+            # The harness's own findings it said here as well: once, where the line says them already.
+            said = res.get("reason") if res.get("status") == "invalid" and isinstance(res.get("reason"), str) else ""
+            found = [w for w in found if not (said and w in said)]
             if st["counts"]:
                 res["audit"] = dict(sorted(st["counts"].items()))
             if found:  # a verdict, even where the run then failed: what the candidate did is why

@@ -260,7 +260,7 @@ class TrustedRun:
         self.l2 = L2Guard(s.is_cuda)
         self.l2.reset()
         self.host_ms = None
-        self.tampered = None
+        self._tampered = None  # through the property: each finding also goes to the audit hook
         self.new_processes = None  # what the sandbox said when the samples began (CPU runs)
         self._held_handlers = self._held_signals = ()  # the quiet's (_quiet)
         self._hold_signal_fn = self._hold_signal
@@ -277,6 +277,7 @@ class TrustedRun:
         self._harness = None  # the Harness snapshot, from measure(): its state is checked every sample
         self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
         self._process_time = time.process_time  # taken now: the CPU count of the candidate's threads reads it
+        self._audit = sys.audit
         self._urandom = os.urandom  # taken now (before the candidate is imported): fresh values and the CPU's picks read it
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
@@ -388,6 +389,20 @@ class TrustedRun:
     def _sync(self):
         if self.session.is_cuda:
             self.prims.dev_sync()
+
+    @property
+    def tampered(self):
+        """What the candidate was seen changing that voids the run (None: nothing)."""
+        return self._tampered
+
+    @tampered.setter
+    def tampered(self, why):
+        """A finding is also handed to the harness's audit hook, which keeps it where no attribute
+        write reaches it: the candidate can reach this object through f_back and set the
+        attribute back to None (cheats/tamper_reset.py), not the hook's closure."""
+        if why and not self._tampered:
+            self._audit("hotkernel.tampered", str(why))
+        self._tampered = why
 
     def _unpredictable_generator(self):
         """A generator seeded from os.urandom now: nothing the candidate saw earlier predicts it.
