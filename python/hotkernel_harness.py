@@ -940,9 +940,12 @@ class TrustedRun:
                 res["timer"] = timer
                 if note:
                     res["timer_note"] = note
-                res.update(self.timer_detail)
+                detail = _plain(self.timer_detail)
+                if type(detail) is dict:
+                    res.update({k: detail[k] for k in TIMER_DETAIL_KEYS if k in detail})
                 if any(c is not None for c in self.sample_clocks):
-                    res["sample_sm_clock_mhz"] = self.sample_clocks[:len(samples)]
+                    clocks = _plain(self.sample_clocks)
+                    res["sample_sm_clock_mhz"] = clocks[:len(samples)] if type(clocks) is list else None
                 failures.extend(timed_fail)
         except hk.StageError as e:
             res["status"] = "error"
@@ -986,7 +989,7 @@ class TrustedRun:
                   "reset it before every sample" % self.l2.seen_bytes)
             invalid.append("persisting-L2 carve-out (%d bytes) set by the candidate" % self.l2.seen_bytes)
 
-        res["flags"] = self.flags
+        res["flags"] = _plain(self.flags) or []
         self.phases["harness_checks"] = self.prims.perf() - t_after
         if self.l2.floor is not None:
             res["persisting_l2_floor_bytes"] = self.l2.floor  # what the driver reads back after the harness set 0
@@ -1780,6 +1783,27 @@ def _fake_fraction():
     return f if 0.0 < f < 1.0 else 0.0
 
 
+# What a timer adds to a run's line (TrustedRun.timer_detail).
+TIMER_DETAIL_KEYS = ("graph_ms", "kernel_time_rule", "gpu_ops_per_call", "gpu_ops_per_replay")
+
+
+def _plain(v, depth=0):
+    """v when it is made of plain values only (exact types: None, bool, int, float, str, and lists
+    and dicts of them), else None in its place. For the run's state that the measurement updates
+    as it goes (MUTABLE_STATE): the candidate reaches it through f_back and can put a dict
+    subclass there, whose keys() ran its code in the harness's thread when the result was built,
+    after the samples, where it emptied the list of failures (cheats/timer_detail_subclass.py).
+    Exact lists and dicts are read by the interpreter's own code: nothing of the candidate's runs."""
+    t = type(v)
+    if v is None or t is bool or t is int or t is float or t is str:
+        return v
+    if depth < 4 and t is list:
+        return [_plain(x, depth + 1) for x in v]
+    if depth < 4 and t is dict:
+        return {k: _plain(x, depth + 1) for k, x in dict.items(v) if type(k) is str}
+    return None
+
+
 def _wait_pidfds():
     """The pidfds of the runs a fork server's run starts beside (still exiting), from
     HOTKERNEL_WAIT_PIDFDS; empty for a fresh process."""
@@ -2003,7 +2027,9 @@ def _finish_workload(trun, result, fake_fraction):
         mid = len(ordered) // 2
         result["ms"] = ordered[mid] if len(ordered) % 2 else 0.5 * (ordered[mid - 1] + ordered[mid])
     if trun.target.workload_name is not None:
-        result["phases_s"] = {k: round(v, 4) for k, v in trun.phases.items()}
+        phases = _plain(trun.phases)
+        result["phases_s"] = ({k: round(v, 4) for k, v in phases.items() if type(v) is float} if type(phases) is dict
+                              else None)
     # A GPU timer checks every held call; the CPU a share of them, picked after each sample.
     timed_calls = "every_timed_call" if trun.session.is_cuda else "sampled_timed_calls"
     result["checked"] = result.get("checked", []) + [timed_calls, "fresh_values_per_sample", "inputs_unchanged"]
@@ -2011,11 +2037,12 @@ def _finish_workload(trun, result, fake_fraction):
         n = int(result["calls_per_sample"])
         result["sampled_checks"] = {"calls_per_sample": n, "checked_per_sample": trun.cpu_checked,
                                     "spot_per_sample": min(SPOT_CHECKS_PER_SAMPLE, n),
-                                    "spot_copies": getattr(trun, "spot_copies", None)}
+                                    "spot_copies": _plain(getattr(trun, "spot_copies", None))}
     if getattr(trun, "host_ms", None) is not None:
-        result["host_ms"] = trun.host_ms
+        result["host_ms"] = _plain(trun.host_ms)
     if trun.profiled is not None:
-        prof = dict(trun.profiled)
+        prof = _plain(trun.profiled)
+        prof = prof if type(prof) is dict else {"error": "not a plain dict"}
         if result.get("ms") and prof.get("span_per_call_ms"):
             prof["ms_over_span"] = round(result["ms"] / prof["span_per_call_ms"], 4)
         if result.get("ms") and prof.get("busy_per_call_ms"):
