@@ -943,9 +943,9 @@ class TrustedRun:
                 detail = _plain(self.timer_detail)
                 if type(detail) is dict:
                     res.update({k: detail[k] for k in TIMER_DETAIL_KEYS if k in detail})
-                if any(c is not None for c in self.sample_clocks):
-                    clocks = _plain(self.sample_clocks)
-                    res["sample_sm_clock_mhz"] = clocks[:len(samples)] if type(clocks) is list else None
+                clocks = _plain(self.sample_clocks)
+                if type(clocks) is list and any(c is not None for c in clocks):
+                    res["sample_sm_clock_mhz"] = clocks[:len(samples)]
                 failures.extend(timed_fail)
         except hk.StageError as e:
             res["status"] = "error"
@@ -1042,7 +1042,7 @@ class TrustedRun:
         have read while its calls ran. os.urandom as taken before the candidate was imported, and
         no generator of the random module (whose class a candidate could patch)."""
         m = self.cpu_checked = cpu_checked_calls(len(idx))
-        return set(self._draw(list(idx), m))
+        return set(self._draw(idx, m))
 
     def _draw(self, pool, m):
         """m distinct items of pool, drawn from os.urandom (a partial Fisher-Yates shuffle on 64-bit
@@ -1996,12 +1996,12 @@ def _run_released(args, inputs, release):
     phases["sandbox_and_gc"] = t_import - t_prepared - sum(steps.values())
     phases["import_candidate"] = t_loaded - t_import
     if not target.workloads:
-        phases.update(trun.phases)
+        phases.update(_plain(trun.phases) or {})  # plain values only (_plain), as for a workload's
     phases["in_harness"] = time.perf_counter() - t_start
     age = _process_age_s()
     if age is not None:
         phases["process_age"] = age  # since fork/exec: in_harness plus the start before the harness ran
-    result["phases_s"] = {k: round(v, 4) for k, v in phases.items()}
+    result["phases_s"] = {k: round(v, 4) for k, v in phases.items() if type(v) is float}
     result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
     result["check_seed"] = "hidden"
     if _new_processes:

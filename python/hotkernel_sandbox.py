@@ -290,16 +290,15 @@ def _head(arch):
             ("label", "ours"), (_LD_W_ABS, 0, 0, 0), (_JGE_K, "deny", 0, _X32_BIT)]
 
 
-def _sysv_ipc_filter(arch, denied, ignored=(), clone=None, clone3=None):
+def _sysv_ipc_filter(arch, denied, ignored, clone, clone3):
     """The BPF program: EPERM for each syscall in `denied` (semget, msgget, ...), x32 numbers and
     any other ABI; 0 without running it for each in `ignored` (setsid, setpgid); EPERM for a clone
     whose flags make a namespace, ENOSYS for clone3 (its flags are behind a pointer; glibc then
     uses clone); the rest allowed."""
-    never = 0xFFFFFFFF
     return _assemble(_head(arch) + [(_JEQ_K, "deny", 0, nr) for nr in denied] +
                      [(_JEQ_K, "ignore", 0, nr) for nr in ignored] +
-                     [(_JEQ_K, "nosys", 0, never if clone3 is None else clone3),
-                      (_JEQ_K, "clone", 0, never if clone is None else clone),
+                     [(_JEQ_K, "nosys", 0, clone3),
+                      (_JEQ_K, "clone", 0, clone),
                       (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
                       ("label", "clone"), (_LD_W_ABS, 0, 0, 16),  # args[0], its low 32 bits: the flags
                       (_JSET_K, "deny", "allow", _CLONE_NEW_NAMESPACES),
