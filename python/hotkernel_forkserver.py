@@ -51,6 +51,9 @@ _PR_SET_PDEATHSIG = 1
 # sha256 of hotkernel's Python files, by name (HOTKERNEL_PY_SHA256, a JSON object), read in main().
 _EXPECTED = {}
 _PR_SET_CHILD_SUBREAPER = 36
+# The child that keeps the GPU's driver initialised while this server lives (_hold_gpu); never a
+# run's stray.
+_HOLDER = [None]
 
 
 # The answers besides "done" (built in _serve_one) and "ready" (_ready_line), each in one place;
@@ -109,6 +112,46 @@ def _end_what_it_left(pid):
             pass
     _kill_group(pid, signal.SIGKILL)  # the run itself is in its exit already
     return killed
+
+
+def _hold_gpu():
+    """Forks a child that initialises the CUDA driver (cuInit: no context, no memory) and waits
+    for this server to end. Without persistence mode the driver tears a GPU down when its last
+    client goes, and the next run's cuInit brings it up again: 0.13-0.26 s of every run's start
+    on an H200, against 0.04 s while another process holds it (bench/probes/spare_probe.py). A
+    held driver does nothing on the GPU: a process timing beside it sees no difference (there).
+    The server itself never initialises CUDA (its forks could not use it). HOTKERNEL_HOLD_GPU:
+    0 none, 1 one even without /dev/nvidiactl (its cuInit fails; tests), unset: where the device is."""
+    want = os.environ.pop("HOTKERNEL_HOLD_GPU", "")
+    if want == "0" or (want != "1" and not ("torch" in sys.modules and os.path.exists("/dev/nvidiactl"))):
+        return  # none asked for, or a light server (no torch runs), or no NVIDIA driver here
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            os.closerange(3, r)
+            os.closerange(r + 1, 1 << 16)  # nothing of the server's pipes or socket held open
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() == _SERVER_PID:
+                try:
+                    ctypes.CDLL("libcuda.so.1").cuInit(0)
+                except OSError:  # no driver: nothing to hold, but waits all the same (one rule)
+                    code = 2
+                while os.read(r, 1):  # the server's end closes when it exits
+                    pass
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(r)
+    _HOLDER[0] = pid
+    _HOLDER.append(w)  # kept open: its close (the server's exit) ends the holder
 
 
 def _once_each(strays):
@@ -617,6 +660,7 @@ def _serve_one(req, requests):
     close_in_child = [fd for fd in (out_r, err_r, chan_r, stdin_fd, out_w, err_w) if fd is not None]
     close_in_child += [_RESULT_FD, _IN_FD] if _RESULT_FD not in (0, 1, 2) else []
     close_in_child += [_LISTEN_FD[0]] if _LISTEN_FD[0] is not None else []
+    close_in_child += _HOLDER[1:]
     for f in (sys.stdout, sys.stderr):
         f.flush()
     drop = _server_module_names()
@@ -857,7 +901,8 @@ def _sweep_strays():
     returns 'pid N: command' for each, as hotkernel's own sweep reports them."""
     killed = []
     for _ in range(20):
-        kids = [(pid, cmd) for pid, cmd in _children() if pid not in _EXITING]  # those are reaped apart
+        kids = [(pid, cmd) for pid, cmd in _children()
+                if pid not in _EXITING and pid != _HOLDER[0]]  # those are reaped apart; the holder stays
         if not kids:
             break
         for pid, cmd in kids:
@@ -1085,6 +1130,8 @@ def main():
     if hasattr(gc, "freeze"):  # fewer copy-on-write page faults in each child
         gc.collect()
         gc.freeze()
+    _hold_gpu()
+    info["gpu_held"] = _HOLDER[0] is not None
     if kept:
         _serve_kept(kept, listening, idle_s, info, errors)
         return

@@ -97,7 +97,9 @@ json warm_launcher::describe() const {
                                 {"torch", i.value("torch", json())},
                                 {"triton", i.value("triton", json())},
                                 {"reused", st.server_reused},
-                                {"kept", st.server_kept}};
+                                {"kept", st.server_kept},
+                                // a child of the server keeps the GPU's driver up between runs
+                                {"gpu_held", i.value("gpu_held", false)}};
         if (st.server_reused) j["fork_server"]["age_s"] = st.server_age_s;
     }
     return j;

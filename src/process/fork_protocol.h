@@ -7,7 +7,8 @@
 // One JSON object per line, each way.
 //   server -> hotkernel (its private result channel, or the kept server's socket):
 //     {"event": "ready", "forkable", "reason", "python", "import_s", "torch", "triton", "light",
-//      "connection", "age_s", ...}  once per connection, before any request is read;
+//      "gpu_held" (a child of the server keeps the CUDA driver up), "connection", "age_s", ...}
+//      once per connection, before any request is read;
 //     {"event": "done", "id", "pid", "exit_code" (null when killed), "signal", "timed_out",
 //      "exiting" (answered at the close of its pipes, before its exit: closes_before_exit),
 //      "wall_s", "stdout_b64", "stderr_b64", "channel_b64" (with result_channel),
