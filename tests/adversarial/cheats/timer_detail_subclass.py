@@ -1,5 +1,6 @@
 # Cheat: through f_back, replace TrustedRun.timer_detail (state the measurement updates as it goes, so not compared) with a dict subclass whose keys() and __getitem__ run when measure() adds it to the result, after the samples and before the status is decided: there they empty measure()'s failure lists and move the median onto a sample whose calls did no work (the last sample returns empty outputs). A clean 4.1x with wrong outputs on the CPU. The result now takes only plain values (exact dicts, lists, numbers, strings) from such state, and only the timer's own keys.
 NEEDS_CUDA = False
+CPU_ONLY = True  # the eager loop's frames: on a GPU the calls are captured into a graph once
 BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"  # the subclass's code never runs: the last sample's empty outputs fail
 import torch
