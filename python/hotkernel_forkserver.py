@@ -401,14 +401,15 @@ def _reseed():
             pass
 
 
-def _hand_over_exiting(env):
+def _hand_over_exiting(env, harness):
     """The runs still exiting as this one starts (answered, not yet reaped: their pids cannot be
     reused), as pidfds for its harness to wait on before it times anything
     (HOTKERNEL_WAIT_PIDFDS): an exit overlaps the next run's start (a CUDA context's teardown,
     ~0.1 s), but a run that mapped a memfd many times made its exit take seconds of kernel time,
-    which landed in the next run's samples."""
+    which landed in the next run's samples. Only a harness (a run that closes its pipes before its
+    exit) reads them: any other script gets none, as a fresh process would have none."""
     fds = []
-    if hasattr(os, "pidfd_open"):
+    if harness and hasattr(os, "pidfd_open"):
         for pid in list(_EXITING):
             try:
                 fds.append(os.pidfd_open(pid))
@@ -511,7 +512,7 @@ def _child(req, stdin_fd, out_w, err_w, chan_w, close_fds, drop):
         _drop_server_modules(drop)
         _reseed()
         _forget_server_exit_work()
-        _hand_over_exiting(env)
+        _hand_over_exiting(env, bool(req.get("closes_before_exit")))
         import gc
 
         if hasattr(gc, "unfreeze"):

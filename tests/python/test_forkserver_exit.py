@@ -269,7 +269,9 @@ def test_the_next_run_waits_for_an_exiting_run_before_it_times_anything():
         fs._EXITING.clear()
         fs._EXITING[exiting.pid] = time.time() + 10
         env = {}
-        fs._hand_over_exiting(env)
+        fs._hand_over_exiting(env, harness=False)  # a script that is not a harness gets no pidfd
+        assert "HOTKERNEL_WAIT_PIDFDS" not in env
+        fs._hand_over_exiting(env, harness=True)
         os.environ["HOTKERNEL_WAIT_PIDFDS"] = env["HOTKERNEL_WAIT_PIDFDS"]
         fds = h._wait_pidfds()
         assert len(fds) == 1
@@ -277,7 +279,7 @@ def test_the_next_run_waits_for_an_exiting_run_before_it_times_anything():
         assert 0.4 <= waited < 5, waited
         assert exiting.poll() is not None  # it has exited (a zombie until reaped)
         fs._EXITING.clear()
-        fs._hand_over_exiting(env)  # none exiting: nothing to wait on
+        fs._hand_over_exiting(env, harness=True)  # none exiting: nothing to wait on
         assert "HOTKERNEL_WAIT_PIDFDS" not in env
         assert h._previous_runs_gone([]) == 0.0
     finally:
