@@ -171,9 +171,14 @@ class Harness:
                 if name not in keep:
                     state[(label, name)] = _fingerprint(v)
         for mod_name in self.own_modules:
+            # Every global: plain values by value, the rest (the modules they name, torch among
+            # them) by identity: `hotkernel_contract.torch` rebound to a proxy whose `sub` gave
+            # zeros passed every output as correct (cheats/rebind_module_global.py).
             for name, v in list(vars(self.watch[mod_name]).items()):
-                if type(v) in CONSTANT_TYPES:
-                    state[(mod_name, name)] = ("value", type(v).__name__, repr(v))
+                if name == "__warningregistry__":  # warnings add it to the module that warned
+                    continue
+                state[(mod_name, name)] = (("value", type(v).__name__, repr(v)) if type(v) in CONSTANT_TYPES
+                                           else ("id", id(v)))
         for mod_name, name in self.critical_names:
             state[(mod_name, name)] = ("id", id(vars(self.watch[mod_name]).get(name)))
         return state
@@ -480,6 +485,13 @@ try:
     RAW_WRITES = {_ctypes._memmove_addr: "memmove", _ctypes._memset_addr: "memset"}
 except (ImportError, AttributeError):
     RAW_WRITES = {}
+
+
+# The C library's own symbol lookups: taken through ctypes, they hand the candidate any function of
+# the interpreter's C API under a name the ctypes.dlsym event never sees (only "dlsym"), such as
+# PyErr_SetInterruptEx (a Python signal handler tripped with no signal). A foreign call raises no
+# audit event, so the lookup of these two is what the hook sees.
+SYMBOL_LOOKUPS = ("dlsym", "dlvsym")
 from marshal import loads as _marshal_loads  # noqa: E402
 # torch.compile's CPU code loads and calls its kernels through ctypes: counted only.
 CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
@@ -575,6 +587,8 @@ def install_watch(nonce, result_fd, main_code):
             if id(code) in st["codes"]:
                 return True
             name = code.co_filename
+            if type(name) is not str:  # a file name of its own type: made by the candidate
+                return False
             if name == st["path"]:
                 return False
             if name.startswith(st["lib_roots"]):
@@ -591,20 +605,25 @@ def install_watch(nonce, result_fd, main_code):
     def claims_library_name(filename):
         """Whether code made under this file name would be taken for a library's or the standard
         library's (asker_is_harness)."""
-        if isinstance(filename, bytes):
+        if type(filename) is bytes:
             filename = filename.decode("utf-8", "replace")
-        return isinstance(filename, str) and filename.startswith(st["lib_roots"] + st["stdlib"] + ("<frozen ",))
+        if type(filename) is not str:  # its own type, whose methods would run inside this hook: forged
+            return True
+        return filename.startswith(st["lib_roots"] + st["stdlib"] + ("<frozen ",))
 
     def same_as_file(source, filename):
-        """Whether `source` is the file's own text (an import compiles a module's file as it is)."""
+        """Whether `source` is the file's own text (an import compiles a module's file as it is).
+        Exact types only: a subclass's methods would run inside this hook."""
+        if type(filename) is not str:
+            return False
         try:
             with open(filename, "rb") as fh:
                 text = fh.read()
         except (OSError, TypeError, ValueError):
             return False
-        if isinstance(source, str):
+        if type(source) is str:
             source = source.encode("utf-8", "surrogateescape")
-        return isinstance(source, (bytes, bytearray, memoryview)) and bytes(source) == text
+        return type(source) in (bytes, bytearray, memoryview) and bytes(source) == text
 
     def forged_code_files(code, depth=0):
         """The library file names a code object (and the code nested in it) claims."""
@@ -737,7 +756,7 @@ def install_watch(nonce, result_fd, main_code):
         if event == "object.__setattr__":
             # Plain functions only: reading an attribute of any other object could run the
             # candidate's code (a metaclass property) inside this hook, whose frames hold the secrets.
-            if args[1] == "__code__" and type(args[0]) is FunctionType:
+            if type(args[1]) is str and args[1] == "__code__" and type(args[0]) is FunctionType:
                 if asker_is_harness():
                     return
                 code = getattr(args[0], "__code__", None)
@@ -755,9 +774,15 @@ def install_watch(nonce, result_fd, main_code):
                 name = args[1]
             elif event == "code.__new__":
                 forged, name = claims_library_name(args[1]), args[1]
+            elif type(args[0]) is memoryview:  # importlib's loads of a library's cached bytecode
+                forged, name = False, None
+            elif type(args[0]) not in (bytes, bytearray):  # a buffer of its own type: forged
+                forged, name = True, None
             else:  # marshal.loads: an import's own loads come from importlib, the library's
-                names = forged_code_files(_marshal_loads(args[0])) if isinstance(args[0], (bytes, bytearray)) else []
+                names = forged_code_files(_marshal_loads(args[0]))
                 forged, name = bool(names), names[0] if names else None
+            if type(name) is not str:
+                name = "a name of its own type" if name is not None else "?"
             if forged and not asker_is_harness():
                 note("forged_code", "made code under a library's file name (%s, by %s), which the harness would take "
                                     "for the library's" % (str(name)[:200], event), True)
@@ -773,15 +798,20 @@ def install_watch(nonce, result_fd, main_code):
             if not asker_is_harness():
                 note(rule[0], rule[1] % event, rule[2])
             return
-        if event == "ctypes.dlsym" and str(args[-1]).startswith(("Py", "_Py")):
+        if event == "ctypes.dlsym" and (type(args[-1]) not in (str, int) or
+                                        (type(args[-1]) is str and (args[-1].startswith(("Py", "_Py")) or
+                                                                    args[-1] in SYMBOL_LOOKUPS))):
             if not asker_is_harness():
-                note("ctypes_read", "called the interpreter's C API through ctypes (%s)" % args[-1], True)
+                what = args[-1] if type(args[-1]) is str else "a symbol named by an object of its own type"
+                note("ctypes_read", "called the interpreter's C API through ctypes (%s)" % what, True)
             return
         if event in CTYPES_COUNTED:
             count(event.replace(".", "_"))
             return
         if event in SIGNAL_EVENTS:
             sig = args[-1] if args else None
+            if type(sig) is not int:  # its own type, whose methods would run inside this hook
+                sig = "of its own type"
             if sig == 0:
                 count("signal_probe")
             elif not asker_is_harness():
