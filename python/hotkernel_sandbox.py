@@ -297,15 +297,9 @@ def _sysv_ipc_filter(arch, denied, ignored, clone, clone3):
     uses clone); the rest allowed."""
     return _assemble(_head(arch) + [(_JEQ_K, "deny", 0, nr) for nr in denied] +
                      [(_JEQ_K, "ignore", 0, nr) for nr in ignored] +
-                     [(_JEQ_K, "nosys", 0, clone3),
-                      (_JEQ_K, "clone", 0, clone),
-                      (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-                      ("label", "clone"), (_LD_W_ABS, 0, 0, 16),  # args[0], its low 32 bits: the flags
-                      (_JSET_K, "deny", "allow", _CLONE_NEW_NAMESPACES),
-                      ("label", "allow"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-                      ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
-                      ("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE),
-                      ("label", "nosys"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_ENOSYS)])
+                     [(_JEQ_K, "nosys", 0, clone3)] +
+                     _clone_flags(clone, "deny", "allow", _CLONE_NEW_NAMESPACES) +
+                     [("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE)] + _NOSYS)
 
 
 def _spawn_filter(arch, fork, vfork, clone, clone3):
@@ -315,14 +309,23 @@ def _spawn_filter(arch, fork, vfork, clone, clone3):
     return _assemble(_head(arch) + [
         (_JEQ_K, "nosys", 0, clone3),
         (_JEQ_K, "deny", 0, never if fork is None else fork),
-        (_JEQ_K, "deny", 0, never if vfork is None else vfork),
-        (_JEQ_K, "clone", 0, clone),
-        (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-        ("label", "clone"), (_LD_W_ABS, 0, 0, 16),  # args[0], its low 32 bits: the flags
-        (_JSET_K, "allow", "deny", _CLONE_THREAD),
-        ("label", "allow"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
-        ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM),
-        ("label", "nosys"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_ENOSYS)])
+        (_JEQ_K, "deny", 0, never if vfork is None else vfork)] +
+        _clone_flags(clone, "allow", "deny", _CLONE_THREAD) + _NOSYS)
+
+
+def _clone_flags(clone, when_set, when_clear, flags):
+    """The tail both filters share: any other syscall allowed; clone judged by its flags (args[0],
+    its low 32 bits) against `flags`, going to the label `when_set` or `when_clear`; the "allow"
+    and "deny" (EPERM) labels."""
+    return [(_JEQ_K, "clone", 0, clone),
+            (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+            ("label", "clone"), (_LD_W_ABS, 0, 0, 16),
+            (_JSET_K, when_set, when_clear, flags),
+            ("label", "allow"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
+            ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM)]
+
+
+_NOSYS = [("label", "nosys"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_ENOSYS)]
 
 
 def _install(libc, prog, nr_seccomp):
