@@ -51,9 +51,9 @@ _PR_SET_PDEATHSIG = 1
 # sha256 of hotkernel's Python files, by name (HOTKERNEL_PY_SHA256, a JSON object), read in main().
 _EXPECTED = {}
 _PR_SET_CHILD_SUBREAPER = 36
-# The child that keeps the GPU's driver initialised while this server lives (_hold_gpu); never a
-# run's stray.
-_HOLDER = [None]
+# The child that keeps the GPU's driver initialised while this server lives (_hold_gpu), never a
+# run's stray, and the server's end of its pipe (closed in every run's child).
+_HOLDER = {"pid": None, "fd": None}
 
 
 # The answers besides "done" (built in _serve_one) and "ready" (_ready_line), each in one place;
@@ -150,8 +150,7 @@ def _hold_gpu():
             code = 1
         os._exit(code)
     os.close(r)
-    _HOLDER[0] = pid
-    _HOLDER.append(w)  # kept open: its close (the server's exit) ends the holder
+    _HOLDER.update(pid=pid, fd=w)  # the pipe kept open: its close (the server's exit) ends the holder
 
 
 def _once_each(strays):
@@ -661,7 +660,7 @@ def _serve_one(req, requests):
     close_in_child = [fd for fd in (out_r, err_r, chan_r, stdin_fd, out_w, err_w) if fd is not None]
     close_in_child += [_RESULT_FD, _IN_FD] if _RESULT_FD not in (0, 1, 2) else []
     close_in_child += [_LISTEN_FD[0]] if _LISTEN_FD[0] is not None else []
-    close_in_child += _HOLDER[1:]
+    close_in_child += [_HOLDER["fd"]] if _HOLDER["fd"] is not None else []
     for f in (sys.stdout, sys.stderr):
         f.flush()
     drop = _server_module_names()
@@ -903,7 +902,7 @@ def _sweep_strays():
     killed = []
     for _ in range(20):
         kids = [(pid, cmd) for pid, cmd in _children()
-                if pid not in _EXITING and pid != _HOLDER[0]]  # those are reaped apart; the holder stays
+                if pid not in _EXITING and pid != _HOLDER["pid"]]  # those are reaped apart; the holder stays
         if not kids:
             break
         for pid, cmd in kids:
@@ -1132,7 +1131,7 @@ def main():
         gc.collect()
         gc.freeze()
     _hold_gpu()
-    info["gpu_held"] = _HOLDER[0] is not None
+    info["gpu_held"] = _HOLDER["pid"] is not None
     if kept:
         _serve_kept(kept, listening, idle_s, info, errors)
         return
