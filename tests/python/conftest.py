@@ -99,6 +99,15 @@ def shared_scaffold(tmp_path_factory, py, *args):
     return folder, rc, res, err
 
 
+def alive(pid):
+    """True while pid exists and is not a zombie."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def last_json_line(text):
     for line in reversed(text.strip().splitlines()):
         line = line.strip()

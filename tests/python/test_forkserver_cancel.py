@@ -6,7 +6,8 @@ import base64
 import json
 import time
 
-from test_forkserver_exit import Server, alive
+from conftest import alive
+from test_forkserver_exit import Server
 
 # Prints its parent (the server) and a grandchild's pid in its group, then hangs.
 HANG = """import os, subprocess, sys, time

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from conftest import ROOT
+from conftest import ROOT, alive
 
 SERVER = ROOT / "python" / "hotkernel_forkserver.py"
 
@@ -55,15 +55,6 @@ class Server:
         if self.p.poll() is None:
             self.p.kill()
         self.p.wait()
-
-
-def alive(pid):
-    """True while pid exists and is not a zombie."""
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def gone_within(pid, seconds):

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from conftest import ROOT
+from conftest import ROOT, alive
 
 SERVER = ROOT / "python" / "hotkernel_forkserver.py"
 
@@ -37,14 +37,6 @@ def children(pid):
             except (OSError, ValueError):
                 continue
     return out
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def start(tmp_path, hold):
