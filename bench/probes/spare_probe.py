@@ -108,6 +108,39 @@ def summarize(rows, spans):
             round(max(kern), 4) if kern else None))
 
 
+def fork_child(body, *args):
+    """Forks a child that runs body(write_fd, *args) and exits; returns (pid, the read end)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        body(w, *args)
+        os._exit(0)
+    os.close(w)
+    return pid, r
+
+
+def timed_beside(windows, b_body, *b_args, after=None):
+    """A times `windows` gelu windows; a third of the way in, B starts and runs b_body. Returns
+    (A's windows, B's line); `after` runs once both are read, before the children are reaped."""
+    go_r, go_w = os.pipe()
+    pa, ra = fork_child(timing_child, go_w, windows)
+    os.close(go_w)
+    os.read(go_r, 3)
+    pb, rb = fork_child(b_body, *b_args)
+    rows, b = read_line(ra), read_line(rb)
+    if after is not None:
+        after()
+    os.waitpid(pa, 0)
+    os.waitpid(pb, 0)
+    return rows, b
+
+
+def context_then_idle(w, hold_r):
+    context_child(w)
+    os.read(hold_r, 1)  # idle, holding its context, until A is done
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--children", type=int, default=3)
@@ -115,91 +148,24 @@ def main():
     a = ap.parse_args()
     print("part 1: a forked child's CUDA context and first input")
     for _ in range(a.children):
-        r, w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(r)
-            context_child(w)
-            os._exit(0)
-        os.close(w)
+        pid, r = fork_child(context_child)
         res = read_line(r)
         os.waitpid(pid, 0)
         print(" ", {k: round(v, 4) for k, v in res.items() if k.endswith("_s")})
     print("part 2: A times gelu windows while B makes its context, then idles")
-    r, w = os.pipe()
-    go_r, go_w = os.pipe()
-    pa = os.fork()
-    if pa == 0:
-        os.close(r)
-        os.close(go_r)
-        timing_child(w, go_w, a.windows)
-        os._exit(0)
-    os.close(w)
-    os.close(go_w)
-    os.read(go_r, 3)
-    br, bw = os.pipe()
-    hold_r, hold_w = os.pipe()
-    pb = os.fork()
-    if pb == 0:
-        os.close(br)
-        os.close(hold_w)
-        context_child(bw)
-        os.read(hold_r, 1)  # idle, holding its context, until A is done
-        os._exit(0)
-    os.close(bw)
-    os.close(hold_r)
-    rows = read_line(r)
-    b = read_line(br)
-    os.write(hold_w, b"x")
-    os.waitpid(pa, 0)
-    os.waitpid(pb, 0)
-    ctx_from, ctx_to = b["start"], b["context_end"]
-    groups = {"before B": [], "during B's context": [], "B idle": []}
-    for t0, t1, k in rows:
-        if t1 < ctx_from:
-            groups["before B"].append((t1 - t0, k))
-        elif t0 <= ctx_to:
-            groups["during B's context"].append((t1 - t0, k))
-        else:
-            groups["B idle"].append((t1 - t0, k))
+    hold_r, hold_w = os.pipe()  # B's idle ends when A's windows are read: A is done by then
+    rows, b = timed_beside(a.windows, context_then_idle, hold_r, after=lambda: os.write(hold_w, b"x"))
     print("  B:", {k: round(v, 4) for k, v in b.items() if k.endswith("_s")})
-    for name, g in groups.items():
-        host = [h * 1e3 for h, _ in g]
-        kern = [k for _, k in g]
-        print("  A %-20s windows %3d  host ms median %s max %s  kernels ms median %s max %s" % (
-            name, len(g), med(host), round(max(host), 4) if host else None, med(kern),
-            round(max(kern), 4) if kern else None))
+    summarize(rows, [("during B's context", b["start"], b["context_end"])])
     print("part 3: A times gelu windows while B takes each step (cuInit, context, first allocation) apart")
     for _ in range(2):
-        r, w = os.pipe()
-        go_r, go_w = os.pipe()
-        pa = os.fork()
-        if pa == 0:
-            os.close(r)
-            os.close(go_r)
-            timing_child(w, go_w, a.windows * 2)
-            os._exit(0)
-        os.close(w)
-        os.close(go_w)
-        os.read(go_r, 3)
-        br, bw = os.pipe()
-        pb = os.fork()
-        if pb == 0:
-            os.close(br)
-            phased_child(bw, 0.15)
-            os._exit(0)
-        os.close(bw)
-        rows = read_line(r)
-        m = read_line(br)
-        os.waitpid(pa, 0)
-        os.waitpid(pb, 0)
+        rows, m = timed_beside(a.windows * 2, phased_child, 0.15)
         print("  B: init %.4f s, context %.4f s, allocation %.4f s" % (
             m["init_end"] - m["start"], m["context_end"] - m["context_start"], m["alloc_end"] - m["alloc_start"]))
         summarize(rows, [("during B's cuInit", m["start"], m["init_end"]),
                          ("during B's context", m["context_start"], m["context_end"]),
                          ("during B's allocation", m["alloc_start"], m["alloc_end"])])
     sys.stdout.flush()
-
 
 if __name__ == "__main__":
     main()
