@@ -1281,18 +1281,52 @@ class TrustedRun:
             # in the copy. Checked once the sample is over, outside the parent's window; on the CPU
             # the copy's content is digested now, so no later write into it goes unseen.
             if int.from_bytes(urandom(2), "little") < spot_odds:
-                s0 = p.perf()
-                snap = self.snapshot(out)
-                d = None if cuda else self._content_digest(snap)
+                if cuda:
+                    s0 = p.perf()
+                    snap, d = self.snapshot(out), None
+                    took = p.perf() - s0
+                else:
+                    snap, d, took = self._copy_timed(out)
                 snaps.append((j, si, snap, d))
                 n_snaps += 1
                 sig = hash((sig, j, si, d))
-                spot_s += p.perf() - s0
+                spot_s += took
             if j in hold:
                 outs.append(out)
                 idx.append(j)
             del out
         return total, evs, outs, idx, snaps, spot_s, (n_snaps, sig)
+
+    def _copy_timed(self, out):
+        """A CPU spot copy: (the copy, its digest (_content_digest), the seconds to take out of the
+        parent's window). The clock's two reads and the copy and digest between them are one
+        pipeline of C functions (map over them), with no bytecode between the reads: no
+        eval-breaker check, so no Python signal handler, finalizer or trace function of the
+        candidate's can run in the time the parent is told the copy took
+        (cheats/signal_in_spot_copy.py: a handler tripped with no signal wrote the calls' outputs
+        there). A torch function or dispatch mode would run the candidate's code inside the copy:
+        the pipeline asks for one right before it, and one active is tampering (no mode is ever
+        active outside the calls; cheats/mode_in_spot_copy.py) and no time is taken out."""
+        p, torch = self.prims, self.torch
+        outs = self._as_outputs(out)
+        if outs is None or any(type(o) is not torch.Tensor or self.hk._shadowed(o) for o in outs):
+            return out, self._content_digest(out), 0.0  # the check rejects it as it is (snapshot)
+        copies = [torch.empty_like(o) for o in outs]
+        probes = p.mode_probes
+        steps = p.tuple(p.partial(p.copy, c, o) for c, o in zip(copies, outs))
+        steps += p.tuple(p.partial(p.sum, c, dtype=torch.float64) for c in copies)
+        got = p.tuple(p.map(p.call, (p.perf,) + probes + steps + (p.perf,)))
+        sums = got[1 + len(probes) + len(outs):-1]
+        digest = p.tuple(float(t).hex() for t in sums)
+        snap = copies if len(outs) > 1 else copies[0]
+        found = got[1:1 + len(probes)]
+        routed = [v for v in found if type(v) not in (int, bool)]
+        if any(v for v in found if type(v) in (int, bool)) or (
+                p.python_key is not None and any(r.has(p.python_key) for r in routed)):
+            self.tampered = self.tampered or ("the candidate left a torch function or dispatch mode active after its "
+                                              "call, where the harness copied its output: the copy would run its code")
+            return snap, digest, 0.0
+        return snap, digest, got[-1] - got[0]
 
     def _content_digest(self, snap):
         """The bits of each copied output's sum (NaN reads as NaN), or None for what is not a tensor."""
