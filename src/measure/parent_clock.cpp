@@ -88,7 +88,10 @@ json clock_bound::to_json() const {
            {"allowed_ms", r(allowance_ms)}};
     if (waited_ms > 0) j["waited_ms"] = r(waited_ms);  // taken out of the windows: CPU waits, all samples
     if (loop_ms_per_call > 0) j["loop_ms_per_call"] = std::round(loop_ms_per_call * 1e6) / 1e6;
-    if (copy_ms > 0) j["copies_ms"] = r(copy_ms);  // the spot copies' time taken out of a window (median)
+    if (copy_ms > 0) {
+        j["copies_ms"] = r(copy_ms);         // the spot copies' time taken out of a window (median)
+        j["copy_cap_ms"] = r(copy_cap_ms);  // the most one copy may take out
+    }
     if (gap_ms_per_op > 0) j["gap_ms_per_op"] = std::round(gap_ms_per_op * 1e6) / 1e6;
     if (launch_ms > 0) j["launch_ms"] = r(launch_ms);  // the gap probe's time past its kernels, allowed once
     return j;

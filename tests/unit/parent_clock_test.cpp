@@ -101,6 +101,7 @@ TEST(ClockBound, TheSpotCopiesTimeComesOutOfItsWindowUpToACap) {
     EXPECT_NEAR(b.excess_ms, 0.0, 1e-9);
     EXPECT_NEAR(b.loop_ms_per_call, 0.0, 1e-9);  // the empty samples' copies are theirs, not the loop's
     EXPECT_EQ(b.to_json()["copies_ms"], 0.9);
+    EXPECT_EQ(b.to_json()["copy_cap_ms"], 0.54);
     // Unsaid, the same windows break the bound: 0.9 ms missing, over 0.4 + 5% of 2.92.
     for (auto& w : log.timed) w.copies = 0, w.copy_ms = 0;
     EXPECT_FALSE(check_clock_bound(log, line_of(10, 0.04, 48)).held);
