@@ -40,19 +40,15 @@ class Primitives:
         self.getsignal, self.setsignal, self.raise_signal = _signal.getsignal, _signal.signal, _signal.raise_signal
         self.default_int_handler = signal.default_int_handler
         self.handled = tuple(s for s in self.all_signals if s not in (int(signal.SIGKILL), int(signal.SIGSTOP)))
-        # A spot copy on the CPU is one pipeline of C functions (TrustedRun._copy_timed): these,
-        # taken now, so the candidate's replacements of the builtins or of Tensor.copy_ or sum are not them.
+        # A spot copy on the CPU is one pipeline of C functions over the output's bytes
+        # (TrustedRun._copy_timed): these, taken now, so the candidate's replacements of the
+        # builtins are not them.
+        import ctypes
         import functools
         import operator
         self.partial, self.map, self.tuple = functools.partial, map, tuple
         self.call = getattr(operator, "call", None) or operator.methodcaller("__call__")  # operator.call: 3.11+
-        self.copy, self.sum = torch.Tensor.copy_, torch.Tensor.sum
-        # What says a torch function or dispatch mode is active (_active_modes), as C functions.
-        C = torch._C
-        self.mode_probes = tuple(getattr(C, n) for n in ("_len_torch_function_stack", "_is_torch_function_mode_enabled",
-                                                         "_len_torch_dispatch_stack", "_dispatch_tls_local_include_set")
-                                 if callable(getattr(C, n, None)))
-        self.python_key = getattr(getattr(C, "DispatchKey", None), "Python", None)
+        self.c_char, self.whole = ctypes.c_char, slice(None)
         self.cuda = torch.cuda.is_available()
         if self.cuda:
             self.Event = torch.cuda.Event

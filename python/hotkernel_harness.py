@@ -1299,34 +1299,40 @@ class TrustedRun:
 
     def _copy_timed(self, out):
         """A CPU spot copy: (the copy, its digest (_content_digest), the seconds to take out of the
-        parent's window). The clock's two reads and the copy and digest between them are one
-        pipeline of C functions (map over them), with no bytecode between the reads: no
-        eval-breaker check, so no Python signal handler, finalizer or trace function of the
-        candidate's can run in the time the parent is told the copy took
-        (cheats/signal_in_spot_copy.py: a handler tripped with no signal wrote the calls' outputs
-        there). A torch function or dispatch mode would run the candidate's code inside the copy:
-        the pipeline asks for one right before it, and one active is tampering (no mode is ever
-        active outside the calls; cheats/mode_in_spot_copy.py) and no time is taken out."""
+        parent's window). The copy is of the output's bytes, through the buffer protocol (a
+        bytearray's slice assignment from a ctypes view of the tensor's memory), and the clock's
+        two reads and the copies between them are one pipeline of C functions (map over them):
+        no bytecode runs between the reads, so no eval-breaker check, and no Python signal
+        handler, finalizer or trace function of the candidate's can run in the time the parent
+        is told the copy took (cheats/signal_in_spot_copy.py: a handler tripped with no signal
+        wrote the calls' outputs there); nor does torch's dispatcher, where a torch function or
+        dispatch mode, or a Python kernel registered on aten::copy_ that removes itself, would
+        run its code (cheats/mode_in_spot_copy.py, cheats/dispatcher_in_spot_copy.py). The
+        digest is taken after the second read: a write into the copy before it is window time
+        no call reports, one after it is seen (_snaps_signature). An output that is not plain
+        strided memory is cloned, untimed (its time stays in the window)."""
         p, torch = self.prims, self.torch
         outs = self._as_outputs(out)
         if outs is None or any(type(o) is not torch.Tensor or self.hk._shadowed(o) for o in outs):
             return out, self._content_digest(out), 0.0  # the check rejects it as it is (snapshot)
-        copies = [torch.empty_like(o) for o in outs]
-        probes = p.mode_probes
-        steps = p.tuple(p.partial(p.copy, c, o) for c, o in zip(copies, outs))
-        steps += p.tuple(p.partial(p.sum, c, dtype=torch.float64) for c in copies)
-        got = p.tuple(p.map(p.call, (p.perf,) + probes + steps + (p.perf,)))
-        sums = got[1 + len(probes) + len(outs):-1]
-        digest = p.tuple(float(t).hex() for t in sums)
-        snap = copies if len(outs) > 1 else copies[0]
-        found = got[1:1 + len(probes)]
-        routed = [v for v in found if type(v) not in (int, bool)]
-        if any(v for v in found if type(v) in (int, bool)) or (
-                p.python_key is not None and any(r.has(p.python_key) for r in routed)):
-            self.tampered = self.tampered or ("the candidate left a torch function or dispatch mode active after its "
-                                              "call, where the harness copied its output: the copy would run its code")
-            return snap, digest, 0.0
-        return snap, digest, got[-1] - got[0]
+        copies, steps, plain = [], [], True
+        for o in outs:
+            ptr = o.data_ptr() if (o.layout is torch.strided and o.device.type == "cpu" and not o.is_quantized and
+                                   not o.is_conj() and not o.is_neg() and o.numel() > 0) else 0
+            if not ptr:
+                copies.append(o.clone())
+                plain = False
+                continue
+            size, stride = o.size(), o.stride()
+            span = (1 + sum((n - 1) * st for n, st in zip(size, stride))) * o.element_size()
+            buf = bytearray(span)
+            steps.append(p.partial(buf.__setitem__, p.whole, (p.c_char * span).from_address(ptr)))
+            copies.append((buf, o.dtype, size, stride))
+        got = p.tuple(p.map(p.call, (p.perf,) + p.tuple(steps) + (p.perf,)))
+        snaps = [c if type(c) is torch.Tensor else torch.frombuffer(c[0], dtype=c[1]).as_strided(c[2], c[3])
+                 for c in copies]
+        snap = snaps if len(outs) > 1 else snaps[0]
+        return snap, self._content_digest(snap), (got[-1] - got[0]) if plain else 0.0
 
     def _content_digest(self, snap):
         """The bits of each copied output's sum (NaN reads as NaN), or None for what is not a tensor."""

@@ -2,7 +2,7 @@
 NEEDS_CUDA = False
 CPU_ONLY = True  # the eager loop's copies: on a GPU the calls are captured into a graph once
 BOTH_TORCH_LINES = True  # torch 1.13's modes and torch 2.x's: scripts/test runs it under torch 2.x too
-EXPECT = "caught"  # the copy asks for an active mode right before it: one found is tampering
+EXPECT = "caught"  # a spot copy is of the output's bytes, outside torch: the pending outputs are copied unwritten
 import time
 
 import torch
