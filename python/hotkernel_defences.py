@@ -192,6 +192,11 @@ class Harness:
             state[(mod_name, name)] = ("id", id(vars(self.watch[mod_name]).get(name)))
         return state
 
+    def settled(self):
+        """The run's state taken again, for what the harness's own steps set before the candidate
+        exists (the clock's calibration): what every sample is compared with from now on."""
+        self.state = self._take_state()
+
     def state_changes(self):
         """'object.attribute' for each part of _take_state that differs now, added or removed; and
         the harness's code when its bytecode or constants differ."""
@@ -283,7 +288,7 @@ CONSTANT_TYPES = (int, float, str, bytes, bool, tuple, frozenset, type(None))
 MUTABLE_STATE = {
     "TrustedRun": {"_tampered", "profiled", "_profile_graph", "_quiet_state", "_gc_held", "timer_detail", "host_ms", "cpu_checked",
                    "_mix_views", "sample_clocks", "phases", "flags", "spot_copies", "_harness", "new_processes",
-                   "_held_handlers", "_held_signals", "_state_check_s"},
+                   "_held_handlers", "_held_signals", "_state_check_s", "handler_signals"},
     "Session": {"calls", "k", "timed_sets", "last_set", "last_ref", "_graph"},
     "L2Guard": {"seen_bytes", "floor"},
 }

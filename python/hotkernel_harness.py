@@ -137,6 +137,17 @@ HOLD_BUDGET_BYTES = 4 << 30
 DEFERRED_CHECK_BYTES = 2 << 30
 # Calls per sample checked immediately after they return (before any device-wide sync).
 SPOT_CHECKS_PER_SAMPLE = 2
+# A CPU spot copy's own bytes are timed around C functions only (_copy_timed); the harness's Python
+# steps around them (reading the output's layout, a ctypes view of its memory, the copy's tensor,
+# its digest) are not, since a handler of the candidate's can run inside any bytecode. They are
+# taken out of the window as a fixed amount instead: this many times what they took a copy in the
+# empty samples, before the import, where they run warm. After a call they run cold: on the
+# 2-core CI machine ~120-160 us a copy against ~40 warm. With 3, an honest 256-call CPU sample
+# used 51% of the parent's allowance at the median (37% with 5, 38% before this), 48-call ones two
+# at a time 21% (bench/runs/2026-12-04-cpu-spot-copy). A candidate cannot make the steps cheaper
+# than warm, so this is at most ~2 warm steps a copy of room, where a handler inside a timed copy
+# had up to the parent's whole cap (0.3 ms + 8 empty copies).
+COPY_STEPS_COLD_FACTOR = 3.0
 # On the CPU a checked call costs several timed ones (its fp32 reference and the check run on the
 # same cores as the calls): the bundled RMSNorm's 12 calls of ~7 ms took ~0.6 s of checks a sample,
 # 6 s of a 9 s run. So on the CPU a sample's outputs are all held, as on a GPU, but only
@@ -263,6 +274,8 @@ class TrustedRun:
         self._tampered = None  # through the property: each finding also goes to the audit hook
         self.new_processes = None  # what the sandbox said when the samples began (CPU runs)
         self._held_handlers = self._held_signals = ()  # the quiet's (_quiet)
+        self.handler_signals = ()  # signals the candidate's Python handlers were on at a sample's end
+        self.handlers_before = None  # ((signal, Python handler), ...) before the import (calibrate_release)
         self._hold_signal_fn = self._hold_signal
         self.phases = {}
         self._state_check_s = 0.0  # the checks after each sample's window (_done), for phases_s
@@ -274,6 +287,8 @@ class TrustedRun:
         self._quiet_state = None  # (gc was enabled, the signal mask before) while quiet (_quiet)
         self._gc_held = False  # gc was enabled, and is kept off through a sample's window (_unquiet)
         self.spot_copies = None  # outputs copied as soon as their call returned, over the samples
+        self._copy_steps = None  # while the empty samples run: their CPU copies' untimed steps, seconds each
+        self.copy_steps_s = 0.0  # what a timed sample's CPU copy takes out for them (COPY_STEPS_COLD_FACTOR)
         self._harness = None  # the Harness snapshot, from measure(): its state is checked every sample
         self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
         self._process_time = time.process_time  # taken now: the CPU count of the candidate's threads reads it
@@ -636,6 +651,10 @@ class TrustedRun:
                 p.setsignal(sig, self._hold_signal_fn)
                 held.append((sig, h))
         self._held_handlers = tuple(held)
+        before = self.handlers_before
+        new = [sig for sig, h in held if before is not None and not any(s == sig and g is h for s, g in before)]
+        if new:  # the candidate's (none but these was there before its import): flagged (signal_handler)
+            self.handler_signals = tuple(sorted(set(self.handler_signals) | set(new)))
         mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
         # A tuple, not the set sigmask returns: ending the quiet drops it after the fresh values
         # are written, and a set can carry a weakref callback (_collect_young).
@@ -785,10 +804,16 @@ class TrustedRun:
         call, EMPTY_SAMPLES with no call (the fixed cost) and EMPTY_SAMPLES with EMPTY_CALLS (the
         loop's cost a call); on the graph path a replay of a one-node graph, and, for the CUPTI
         timer, a graph of GAP_NODES tiny kernels (the gaps between nodes CUPTI does not count)."""
+        self._copy_steps = []
         try:
             self._empty_samples()
         finally:
             self._samples_over()
+            steps, self._copy_steps = sorted(self._copy_steps), None
+            self.copy_steps_s = COPY_STEPS_COLD_FACTOR * steps[len(steps) // 2] if steps else 0.0
+            p = self.prims
+            self.handlers_before = tuple((sig, h) for sig, h in ((sig, p.getsignal(sig)) for sig in p.handled)
+                                         if callable(h))
 
     def _empty_samples(self):
         rel, s, p = self.release, self.session, self.prims
@@ -989,6 +1014,10 @@ class TrustedRun:
                   "reset it before every sample" % self.l2.seen_bytes)
             invalid.append("persisting-L2 carve-out (%d bytes) set by the candidate" % self.l2.seen_bytes)
 
+        if self.handler_signals:
+            _flag(self.flags, "signal_handler", "the candidate had a Python signal handler on signal %s while its "
+                  "samples were timed: it runs in the harness's own thread between the calls, outside the per-call "
+                  "clock" % ", ".join(map(str, self.handler_signals[:4])))
         res["flags"] = _plain(self.flags) or []
         self.phases["harness_checks"] = self.prims.perf() - t_after
         if self.l2.floor is not None:
@@ -1286,7 +1315,16 @@ class TrustedRun:
                     snap, d = self.snapshot(out), None
                     took = p.perf() - s0
                 else:
+                    b0 = p.perf()
                     snap, d, took = self._copy_timed(out)
+                    if took is None:
+                        took = 0.0
+                    elif self._copy_steps is not None:  # an empty sample, before the import: all of it
+                        b1 = p.perf() - b0
+                        self._copy_steps.append(b1 - took)
+                        took = b1
+                    else:
+                        took += self.copy_steps_s
                 snaps.append((j, si, snap, d))
                 n_snaps += 1
                 sig = hash((sig, j, si, d))
@@ -1298,8 +1336,8 @@ class TrustedRun:
         return total, evs, outs, idx, snaps, spot_s, (n_snaps, sig)
 
     def _copy_timed(self, out):
-        """A CPU spot copy: (the copy, its digest (_content_digest), the seconds to take out of the
-        parent's window). The copy is of the output's bytes, through the buffer protocol (a
+        """A CPU spot copy: (the copy, its digest (_content_digest), the seconds its bytes took to
+        copy, or None where none is taken out of the parent's window). The copy is of the output's bytes, through the buffer protocol (a
         bytearray's slice assignment from a ctypes view of the tensor's memory), and the clock's
         two reads and the copies between them are one pipeline of C functions (map over them):
         no bytecode runs between the reads, so no eval-breaker check, and no Python signal
@@ -1310,11 +1348,12 @@ class TrustedRun:
         run its code (cheats/mode_in_spot_copy.py, cheats/dispatcher_in_spot_copy.py). The
         digest is taken after the second read: a write into the copy before it is window time
         no call reports, one after it is seen (_snaps_signature). An output that is not plain
-        strided memory is cloned, untimed (its time stays in the window)."""
+        strided memory is cloned, untimed (its time stays in the window). The steps around the
+        pipeline are taken out as a fixed amount (COPY_STEPS_COLD_FACTOR)."""
         p, torch = self.prims, self.torch
         outs = self._as_outputs(out)
         if outs is None or any(type(o) is not torch.Tensor or self.hk._shadowed(o) for o in outs):
-            return out, self._content_digest(out), 0.0  # the check rejects it as it is (snapshot)
+            return out, self._content_digest(out), None  # the check rejects it as it is (snapshot)
         copies, steps, plain = [], [], True
         for o in outs:
             ptr = o.data_ptr() if (o.layout is torch.strided and o.device.type == "cpu" and not o.is_quantized and
@@ -1332,7 +1371,7 @@ class TrustedRun:
         snaps = [c if type(c) is torch.Tensor else torch.frombuffer(c[0], dtype=c[1]).as_strided(c[2], c[3])
                  for c in copies]
         snap = snaps if len(outs) > 1 else snaps[0]
-        return snap, self._content_digest(snap), (got[-1] - got[0]) if plain else 0.0
+        return snap, self._content_digest(snap), (got[-1] - got[0]) if plain else None
 
     def _content_digest(self, snap):
         """The bits of each copied output's sum (NaN reads as NaN), or None for what is not a tensor."""
@@ -2000,6 +2039,9 @@ def _run_released(args, inputs, release):
         trun.calibrate_release()  # the parent times empty samples: the fixed cost of a sample
     except (ParentClockError, OSError) as e:
         return hk.error_result(target, role, hk.StageError("timer", "the parent's clock: %s" % e))
+    for tr in truns[1:]:  # one calibration serves every workload's samples
+        tr.copy_steps_s, tr.handlers_before = trun.copy_steps_s, trun.handlers_before
+    harness.settled()  # the calibration's figures (copy_steps_s) are part of what is compared
     steps["clock_calibration"] = time.perf_counter() - t_prepared - steps["harness"] - steps["previous_exit"]
     # The kernel sandbox, before anything of the candidate runs (hotkernel_sandbox.py).
     box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)

@@ -122,6 +122,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
      "a call takes much longer in host wall time with a device-wide sync than on the timing events: work continues "
      "after the call returns",
      "keep all work on the current stream, and join other streams or threads before returning"},
+    {signal_handler, "signal_handler", F,
+     "the candidate had a Python signal handler installed while its samples were timed: it runs in the harness's own "
+     "thread between the calls, outside the per-call clock, where only the parent's clock's allowance bounds its work",
+     "remove the handler from the kernel's module (signal.signal), or install it only around code that is not timed"},
     {rotate_empty, "rotate_empty", W,
      "rotate is empty: every timed call reads the same inputs, which stay in L2",
      "pass rotate (the input names) so a memory-bound kernel reads from DRAM"},

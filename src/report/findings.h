@@ -59,6 +59,7 @@ enum class finding_id {
     // the harness's flags (python/hotkernel_harness.py, `_flag`)
     persisting_l2,
     work_outside_timed_region,
+    signal_handler,
     // new
     rotate_empty,
     no_flops,
