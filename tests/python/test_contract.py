@@ -552,3 +552,41 @@ def test_bundled_example_is_what_new_writes_and_runs_here(py, tmp_path):
                                                                        "OMP_NUM_THREADS": "1"})
     assert rc == 0, err
     assert line["ok"] is True and line["timer"] == "cpu" and line["shapes"]["out"] == [512, 4096]
+
+
+def test_a_cpu_spot_copy_is_the_output_as_it_was_whatever_its_layout(py, gelu):
+    # A CPU spot copy is the output's bytes, copied between two clock reads with no bytecode
+    # between them (runner: _copy_timed): it must equal the output, value for value and layout for
+    # layout, for every strided tensor a kernel may return, and stay as it was when the output is
+    # written afterwards; what is not plain strided memory is cloned and none of its time said.
+    py_snippet(py, """
+import sys
+sys.path.insert(0, %r)
+import torch, hotkernel_contract as hk, hotkernel_harness as runner
+t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"}, "device": "cpu",
+               "dtype": "fp32"})
+run = runner.TrustedRun(hk, torch, t, 1234)
+base = torch.randn(6, 10)
+outs = [base, base.t(), base[:, 2:7], base[::2, ::3], base.to(torch.bfloat16), torch.randn(5).expand(4, 5),
+        torch.arange(12, dtype=torch.int64).reshape(3, 4), torch.randn(3, 3) > 0, base.reshape(2, 3, 10)[1]]
+for o in outs:
+    snap, d, took = run._copy_timed(o)
+    assert type(snap) is torch.Tensor and took is not None and took >= 0, o.shape
+    assert snap.dtype == o.dtype and snap.shape == o.shape and snap.stride() == o.stride(), (o.shape, o.stride())
+    assert torch.equal(snap, o) and d == run._content_digest(snap), (o.shape, o.stride())
+    assert snap.data_ptr() != o.data_ptr()
+kept = base.clone()
+snap, _, _ = run._copy_timed(base)
+base.zero_()
+assert torch.equal(snap, kept)  # a copy, not a view
+pair, d, took = run._copy_timed([torch.ones(2, 3), torch.arange(4.0)])
+assert [p.tolist() for p in pair] == [[[1.0] * 3] * 2, [0.0, 1.0, 2.0, 3.0]] and took is not None
+c = torch.randn(3, 2, dtype=torch.complex64).conj()  # a conjugate view: cloned, its time not said
+snap, _, took = run._copy_timed(c)
+assert torch.equal(snap, c) and took is None
+snap, _, took = run._copy_timed(torch.empty(0, 4))
+assert snap.shape == (0, 4) and took is None
+same, d, took = run._copy_timed("not a tensor")  # left to the check, which rejects it
+assert same == "not a tensor" and d is None and took is None
+print("OK")
+""" % str(ROOT / "python"), gelu)
