@@ -138,15 +138,13 @@ DEFERRED_CHECK_BYTES = 2 << 30
 # Calls per sample checked immediately after they return (before any device-wide sync).
 SPOT_CHECKS_PER_SAMPLE = 2
 # A CPU spot copy's own bytes are timed around C functions only (_copy_timed); the harness's Python
-# steps around them (reading the output's layout, a ctypes view of its memory, the copy's tensor,
-# its digest) are not, since a handler of the candidate's can run inside any bytecode. They are
-# taken out of the window as a fixed amount instead: this many times what they took a copy in the
-# empty samples, before the import, where they run warm. After a call they run cold: on the
-# 2-core CI machine ~120-160 us a copy against ~40 warm. With 3, an honest 256-call CPU sample
-# used 51% of the parent's allowance at the median (37% with 5, 38% before this), 48-call ones two
-# at a time 21% (bench/runs/2026-12-04-cpu-spot-copy). A candidate cannot make the steps cheaper
-# than warm, so this is at most ~2 warm steps a copy of room, where a handler inside a timed copy
-# had up to the parent's whole cap (0.3 ms + 8 empty copies).
+# steps around them (reading the output's layout, a ctypes view of its memory) are not, since a
+# handler of the candidate's can run inside any bytecode. They are taken out of the window as a
+# fixed amount instead, the same whatever the output's size: this many times what they took a
+# copy in the empty samples, before the import, where they run warm; after a call they run cold
+# (bench/runs/2026-12-04-cpu-spot-copy has the figures this was chosen on). A candidate cannot make
+# them cheaper than warm, so this is at most ~2 warm steps a copy of room, where a handler inside a
+# timed copy had up to the parent's whole cap (0.3 ms + 8 empty copies).
 COPY_STEPS_COLD_FACTOR = 3.0
 # On the CPU a checked call costs several timed ones (its fp32 reference and the check run on the
 # same cores as the calls): the bundled RMSNorm's 12 calls of ~7 ms took ~0.6 s of checks a sample,
@@ -1248,8 +1246,8 @@ class TrustedRun:
             refs = {} if sampled else None
             picked = self._picked_after_window(sorted(hold)) if sampled else None
             self.spot_copies += len(snaps)
-            for j, si, snap, _ in snaps:
-                c = self.check_quick(snap, self._ref_of(drawn, si, refs))
+            for j, si, snap, _, made in snaps:
+                c = self.check_quick(self._spot_tensor(snap) if made else snap, self._ref_of(drawn, si, refs))
                 if not c["ok"]:
                     fails.append("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]))
             del snaps
@@ -1289,7 +1287,8 @@ class TrustedRun:
         empty call, so its cost between calls is part of their fixed cost."""
         p = self.prims
         urandom = self._urandom
-        outs, idx, evs, snaps = [], [], [], []
+        outs, idx, evs = [], [], []
+        snaps = ()  # a tuple: the calls can read this frame's locals, not rebind them or edit it
         total = spot_s = 0.0
         n_snaps = sig = 0  # ints: the calls can read this frame's locals, not rebind them
         for j, si in enumerate(order):
@@ -1308,15 +1307,17 @@ class TrustedRun:
             # can know beforehand that it is looked at as soon as it returns. Copied before any
             # device-wide sync: a result still being computed on another stream or thread is wrong
             # in the copy. Checked once the sample is over, outside the parent's window; on the CPU
-            # the copy's content is digested now, so no later write into it goes unseen.
+            # the copy is immutable bytes (_copy_timed), else its content is digested now, so no
+            # later write into it goes unseen.
             if int.from_bytes(urandom(2), "little") < spot_odds:
                 if cuda:
                     s0 = p.perf()
-                    snap, d = self.snapshot(out), None
+                    snap, d, made = self.snapshot(out), None, False
                     took = p.perf() - s0
                 else:
                     b0 = p.perf()
                     snap, d, took = self._copy_timed(out)
+                    made = took is not None  # its bytes, not a tensor (_spot_tensor)
                     if took is None:
                         took = 0.0
                     elif self._copy_steps is not None:  # an empty sample, before the import: all of it
@@ -1325,7 +1326,7 @@ class TrustedRun:
                         took = b1
                     else:
                         took += self.copy_steps_s
-                snaps.append((j, si, snap, d))
+                snaps += ((j, si, snap, d, made),)
                 n_snaps += 1
                 sig = hash((sig, j, si, d))
                 spot_s += took
@@ -1336,42 +1337,82 @@ class TrustedRun:
         return total, evs, outs, idx, snaps, spot_s, (n_snaps, sig)
 
     def _copy_timed(self, out):
-        """A CPU spot copy: (the copy, its digest (_content_digest), the seconds its bytes took to
-        copy, or None where none is taken out of the parent's window). The copy is of the output's bytes, through the buffer protocol (a
-        bytearray's slice assignment from a ctypes view of the tensor's memory), and the clock's
-        two reads and the copies between them are one pipeline of C functions (map over them):
-        no bytecode runs between the reads, so no eval-breaker check, and no Python signal
-        handler, finalizer or trace function of the candidate's can run in the time the parent
-        is told the copy took (cheats/signal_in_spot_copy.py: a handler tripped with no signal
-        wrote the calls' outputs there); nor does torch's dispatcher, where a torch function or
-        dispatch mode, or a Python kernel registered on aten::copy_ that removes itself, would
-        run its code (cheats/mode_in_spot_copy.py, cheats/dispatcher_in_spot_copy.py). The
-        digest is taken after the second read: a write into the copy before it is window time
-        no call reports, one after it is seen (_snaps_signature). An output that is not plain
-        strided memory is cloned, untimed (its time stays in the window). The steps around the
-        pipeline are taken out as a fixed amount (COPY_STEPS_COLD_FACTOR)."""
+        """A CPU spot copy: (the copy, its digest, the seconds its bytes took to copy, or None where
+        none is taken out of the parent's window). The copy of a plain strided output is an
+        immutable bytes object made in one C call (bytes() of a ctypes view of the output's
+        memory), and the clock's two reads and those calls are one pipeline of C functions (map
+        over them): no bytecode runs between the reads, so no eval-breaker check, and no Python
+        signal handler, finalizer or trace function of the candidate's can run in the time the
+        parent is told the copy took (cheats/signal_in_spot_copy.py); nor does torch, whose
+        dispatcher would run a Python kernel on aten::copy_ that removed itself before the
+        tables were compared (cheats/dispatcher_in_spot_copy.py). Held as (bytes, dtype, size,
+        stride) in the sample's tuple of copies until it is checked after the window
+        (_spot_tensor): nothing of the candidate's can write to it, so it needs no digest. A torch
+        function or dispatch mode active here (none is, outside the calls) would run its code in
+        the harness's reads of the output, and could give it another tensor's memory: tampering
+        (cheats/mode_in_spot_copy.py). What is not plain strided memory is cloned (snapshot) and
+        digested, and none of its time is taken out. The Python steps around the pipeline are
+        taken out as a fixed amount (COPY_STEPS_COLD_FACTOR)."""
         p, torch = self.prims, self.torch
         outs = self._as_outputs(out)
         if outs is None or any(type(o) is not torch.Tensor or self.hk._shadowed(o) for o in outs):
             return out, self._content_digest(out), None  # the check rejects it as it is (snapshot)
-        copies, steps, plain = [], [], True
+        if self._mode_active(p.tuple(p.map(p.call, p.mode_probes))):
+            return self._copy_untimed(out)
+        metas, steps = [], []
         for o in outs:
-            ptr = o.data_ptr() if (o.layout is torch.strided and o.device.type == "cpu" and not o.is_quantized and
-                                   not o.is_conj() and not o.is_neg() and o.numel() > 0) else 0
-            if not ptr:
-                copies.append(o.clone())
-                plain = False
-                continue
-            size, stride = o.size(), o.stride()
-            span = (1 + sum((n - 1) * st for n, st in zip(size, stride))) * o.element_size()
-            buf = bytearray(span)
-            steps.append(p.partial(buf.__setitem__, p.whole, (p.c_char * span).from_address(ptr)))
-            copies.append((buf, o.dtype, size, stride))
-        got = p.tuple(p.map(p.call, (p.perf,) + p.tuple(steps) + (p.perf,)))
-        snaps = [c if type(c) is torch.Tensor else torch.frombuffer(c[0], dtype=c[1]).as_strided(c[2], c[3])
-                 for c in copies]
-        snap = snaps if len(outs) > 1 else snaps[0]
-        return snap, self._content_digest(snap), (got[-1] - got[0]) if plain else None
+            plain = self._plain_memory(o)
+            if plain is None:
+                return self._copy_untimed(out)
+            ptr, span = plain
+            metas.append((o.dtype, o.size(), o.stride()))
+            steps.append(p.partial(p.bytes, (p.c_char * span).from_address(ptr)))
+        got = p.tuple(p.map(p.call, (p.perf,) + p.mode_probes + p.tuple(steps) + (p.perf,)))
+        if self._mode_active(got[1:1 + len(p.mode_probes)]):
+            return self._copy_untimed(out)
+        copies = p.tuple((b,) + m for b, m in zip(got[1 + len(p.mode_probes):-1], metas))
+        return (copies if len(outs) > 1 else copies[0]), None, got[-1] - got[0]
+
+    def _copy_untimed(self, out):
+        """A spot copy through torch (snapshot) and its digest, none of its time said."""
+        snap = self.snapshot(out)
+        return snap, self._content_digest(snap), None
+
+    def _plain_memory(self, o):
+        """(its first element's address, the bytes its elements span) for a CPU tensor whose
+        elements are plain strided memory that span no more than twice their own bytes, else None
+        (a conjugate or negative view, quantized, nested, sparse, storage-less, empty)."""
+        torch = self.torch
+        try:
+            if (o.layout is not torch.strided or o.device.type != "cpu" or o.is_quantized or o.is_conj() or
+                    o.is_neg() or getattr(o, "is_nested", False) or o.numel() == 0):
+                return None
+            ptr, size = o.data_ptr(), o.element_size()
+            span = (1 + sum((n - 1) * st for n, st in zip(o.size(), o.stride()))) * size
+        except (RuntimeError, TypeError, ValueError, NotImplementedError):
+            return None
+        return (ptr, span) if ptr and span <= 2 * o.numel() * size + 4096 else None
+
+    def _mode_active(self, probed):
+        """Whether the mode probes' answers say a torch function or dispatch mode is active: one
+        is tampering (the candidate left it after its call, where the harness copies)."""
+        p = self.prims
+        on = any(v for v in probed if type(v) in (int, bool)) or (
+            p.python_key is not None and any(v.has(p.python_key) for v in probed if type(v) not in (int, bool)))
+        if on:
+            self.tampered = self.tampered or ("the candidate left a torch function or dispatch mode active after its "
+                                              "call, where the harness copies its output: the copy would run its code")
+        return on
+
+    def _spot_tensor(self, snap):
+        """The tensor(s) of a CPU spot copy's bytes (_copy_timed), made after the window."""
+        torch = self.torch
+
+        def one(rec):
+            buf, dtype, size, stride = rec
+            return torch.frombuffer(bytearray(buf), dtype=dtype).as_strided(size, stride)
+
+        return one(snap) if type(snap[0]) is bytes else [one(r) for r in snap]
 
     def _content_digest(self, snap):
         """The bits of each copied output's sum (NaN reads as NaN), or None for what is not a tensor."""
@@ -1384,8 +1425,8 @@ class TrustedRun:
         """(how many, the hash) of a sample's spot snapshots as they are now: what _eager_sample
         made of them as it took them, unless one was added, removed, replaced or written into."""
         sig = 0
-        for j, si, snap, d in snaps:
-            now = None if cuda else self._content_digest(snap)
+        for j, si, snap, d, made in snaps:
+            now = None if cuda or made else self._content_digest(snap)
             sig = hash((sig, j, si, now))
         return len(snaps), sig
 

@@ -556,9 +556,10 @@ def test_bundled_example_is_what_new_writes_and_runs_here(py, tmp_path):
 
 def test_a_cpu_spot_copy_is_the_output_as_it_was_whatever_its_layout(py, gelu):
     # A CPU spot copy is the output's bytes, copied between two clock reads with no bytecode
-    # between them (runner: _copy_timed): it must equal the output, value for value and layout for
-    # layout, for every strided tensor a kernel may return, and stay as it was when the output is
-    # written afterwards; what is not plain strided memory is cloned and none of its time said.
+    # between them (runner: _copy_timed) into an immutable bytes object: made a tensor again
+    # (_spot_tensor) it must equal the output, value for value and layout for layout, for every
+    # strided tensor a kernel may return, and stay as it was when the output is written
+    # afterwards; what is not plain strided memory is cloned and digested, none of its time said.
     py_snippet(py, """
 import sys
 sys.path.insert(0, %r)
@@ -567,26 +568,36 @@ t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w":
                "dtype": "fp32"})
 run = runner.TrustedRun(hk, torch, t, 1234)
 base = torch.randn(6, 10)
-outs = [base, base.t(), base[:, 2:7], base[::2, ::3], base.to(torch.bfloat16), torch.randn(5).expand(4, 5),
+outs = [base, base.t(), base[:, 2:7], base[::2, ::2], base.to(torch.bfloat16), torch.randn(5).expand(4, 5),
         torch.arange(12, dtype=torch.int64).reshape(3, 4), torch.randn(3, 3) > 0, base.reshape(2, 3, 10)[1]]
 for o in outs:
-    snap, d, took = run._copy_timed(o)
-    assert type(snap) is torch.Tensor and took is not None and took >= 0, o.shape
+    rec, d, took = run._copy_timed(o)
+    assert type(rec) is tuple and type(rec[0]) is bytes and d is None and took is not None and took >= 0, o.shape
+    snap = run._spot_tensor(rec)
     assert snap.dtype == o.dtype and snap.shape == o.shape and snap.stride() == o.stride(), (o.shape, o.stride())
-    assert torch.equal(snap, o) and d == run._content_digest(snap), (o.shape, o.stride())
-    assert snap.data_ptr() != o.data_ptr()
+    assert torch.equal(snap, o) and snap.data_ptr() != o.data_ptr(), (o.shape, o.stride())
 kept = base.clone()
-snap, _, _ = run._copy_timed(base)
+rec, _, _ = run._copy_timed(base)
 base.zero_()
-assert torch.equal(snap, kept)  # a copy, not a view
-pair, d, took = run._copy_timed([torch.ones(2, 3), torch.arange(4.0)])
-assert [p.tolist() for p in pair] == [[[1.0] * 3] * 2, [0.0, 1.0, 2.0, 3.0]] and took is not None
-c = torch.randn(3, 2, dtype=torch.complex64).conj()  # a conjugate view: cloned, its time not said
-snap, _, took = run._copy_timed(c)
-assert torch.equal(snap, c) and took is None
-snap, _, took = run._copy_timed(torch.empty(0, 4))
-assert snap.shape == (0, 4) and took is None
+assert torch.equal(run._spot_tensor(rec), kept)  # a copy, not a view
+recs, d, took = run._copy_timed([torch.ones(2, 3), torch.arange(4.0)])
+assert [p.tolist() for p in run._spot_tensor(recs)] == [[[1.0] * 3] * 2, [0.0, 1.0, 2.0, 3.0]] and took is not None
+sparse = torch.randn(64, 64)[::16, ::16]  # elements 16 apart: cloned, not a span 16x its bytes
+for o in (torch.randn(3, 2).neg()._neg_view() if hasattr(torch.Tensor, "_neg_view") else torch.empty(0, 3),
+          torch.empty(0, 4), sparse):
+    snap, d, took = run._copy_timed(o)  # a negative view, an empty output, a sparse view: cloned
+    assert type(snap) is torch.Tensor and torch.equal(snap, o) and took is None
+    assert d == run._content_digest(snap)
 same, d, took = run._copy_timed("not a tensor")  # left to the check, which rejects it
 assert same == "not a tensor" and d is None and took is None
+assert not run.tampered
+from torch.overrides import TorchFunctionMode
+class Passing(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+one = torch.ones(3)
+with Passing():  # a mode active where the harness copies: tampering, no time said
+    snap, d, took = run._copy_timed(one)
+assert took is None and "mode" in run.tampered, run.tampered
 print("OK")
 """ % str(ROOT / "python"), gelu)
