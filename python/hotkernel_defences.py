@@ -49,11 +49,13 @@ class Primitives:
         self.partial, self.map, self.tuple = functools.partial, map, tuple
         self.call = getattr(operator, "call", None) or operator.methodcaller("__call__")  # operator.call: 3.11+
         self.c_char, self.bytes = ctypes.c_char, bytes
-        # What says a torch function or dispatch mode is active (_active_modes), as C functions.
+        # What says a torch function or dispatch mode is active, as C functions in this order
+        # (hotkernel_harness._modes_said reads their answers): one this torch lacks is `tuple`,
+        # whose empty answer says nothing.
         C = torch._C
-        self.mode_probes = tuple(getattr(C, n) for n in ("_len_torch_function_stack", "_is_torch_function_mode_enabled",
-                                                         "_len_torch_dispatch_stack", "_dispatch_tls_local_include_set")
-                                 if callable(getattr(C, n, None)))
+        self.mode_probes = tuple(f if callable(f) else tuple for f in (
+            getattr(C, n, None) for n in ("_len_torch_function_stack", "_is_torch_function_mode_enabled",
+                                          "_len_torch_dispatch_stack", "_dispatch_tls_local_include_set")))
         self.python_key = getattr(getattr(C, "DispatchKey", None), "Python", None)
         self.cuda = torch.cuda.is_available()
         if self.cuda:

@@ -684,7 +684,7 @@ class TrustedRun:
             self.tampered = ("the candidate replaced the kernel of %s in torch's dispatcher, which the harness's "
                              "references and checks use" % ", ".join(sorted(changed)[:4]))
             return
-        modes = _active_modes(self.torch)
+        modes = _active_modes(self.prims)
         if modes:
             self.tampered = ("the candidate left %s active after its calls: the harness's checks would run through "
                              "its code" % modes)
@@ -1396,13 +1396,11 @@ class TrustedRun:
     def _mode_active(self, probed):
         """Whether the mode probes' answers say a torch function or dispatch mode is active: one
         is tampering (the candidate left it after its call, where the harness copies)."""
-        p = self.prims
-        on = any(v for v in probed if type(v) in (int, bool)) or (
-            p.python_key is not None and any(v.has(p.python_key) for v in probed if type(v) not in (int, bool)))
-        if on:
-            self.tampered = self.tampered or ("the candidate left a torch function or dispatch mode active after its "
-                                              "call, where the harness copies its output: the copy would run its code")
-        return on
+        modes = _modes_said(probed, self.prims.python_key)
+        if modes:
+            self.tampered = self.tampered or ("the candidate left %s active after its call, where the harness copies "
+                                              "its output: the copy would run its code" % modes)
+        return bool(modes)
 
     def _spot_tensor(self, snap):
         """The tensor(s) of a CPU spot copy's bytes (_copy_timed), made after the window."""
@@ -1840,31 +1838,30 @@ def _start_intra_op_pool(torch):
         pass
 
 
-def _active_modes(torch):
-    """Which torch function or dispatch modes are active on this thread ("" when none): on their
-    stacks, in torch 1.13's single legacy slots (_set_torch_function_mode, _set_torch_dispatch_mode,
-    which the stacks' lengths do not count), or anything that routes this thread's operators to
-    Python (the Python dispatch key in its included set, which every dispatch mode sets)."""
-    C = torch._C
-
-    def said(name, *args):
-        f = getattr(C, name, None)
+def _active_modes(prims):
+    """Which torch function or dispatch modes are active on this thread ("" when none), asked of
+    each of prims.mode_probes (one that fails says nothing)."""
+    probed = []
+    for f in prims.mode_probes:
         try:
-            return f is not None and bool(f(*args))
+            probed.append(f())
         except Exception:
-            return False
+            probed.append(())
+    return _modes_said(probed, prims.python_key)
 
+
+def _modes_said(probed, python_key):
+    """What the answers of Primitives.mode_probes (in their order) say is active ("" when none): a
+    mode on the torch function or dispatch stacks, in torch 1.13's single legacy slots
+    (_set_torch_function_mode, _set_torch_dispatch_mode, which the stacks' lengths do not count),
+    or anything that routes this thread's operators to Python (the Python dispatch key in its
+    included set, which every dispatch mode sets)."""
+    function_stack, function_mode, dispatch_stack, included = probed
     found = []
-    if said("_len_torch_function_stack") or said("_is_torch_function_mode_enabled"):
+    if function_stack or function_mode:
         found.append("a torch function mode")
-    python_key = getattr(getattr(C, "DispatchKey", None), "Python", None)
-    routed = False
-    if python_key is not None:
-        try:
-            routed = C._dispatch_tls_local_include_set().has(python_key)
-        except Exception:
-            routed = False
-    if said("_len_torch_dispatch_stack") or routed:
+    routed = python_key is not None and type(included) is not tuple and included.has(python_key)
+    if dispatch_stack or routed:
         found.append("a torch dispatch mode")
     return " and ".join(found)
 

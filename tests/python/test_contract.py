@@ -350,6 +350,18 @@ print('OK')
 """, gelu)
 
 
+# A snippet's start: the harness's run (runner.TrustedRun) of a small CPU target, torch:mul of an
+# 8x16 x and a w of 16.
+MUL_RUN = """
+import sys
+sys.path.insert(0, %r)
+import torch, hotkernel_contract as hk, hotkernel_harness as runner
+t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"}, "device": "cpu",
+               "dtype": "fp32"})
+run = runner.TrustedRun(hk, torch, t, 1234)
+""" % str(ROOT / "python")
+
+
 def test_timed_replays_get_fresh_values_in_place(py, gelu):
     # The harness's fresh_values (before every timed graph replay; CPU tensors here): the
     # rotated inputs change in place, shared ones stay; with no rotation every input changes.
@@ -377,13 +389,7 @@ def test_a_deferred_checks_copies_show_when_they_are_rewritten(py, gelu):
     # A checked graph replay's copies wait for their check while the candidate's later samples
     # run (runner: DEFERRED_CHECK_BYTES): their digest, taken when they are made, shows a copy of
     # an output or of an input rewritten meanwhile; a non-tensor output is left to the check.
-    py_snippet(py, """
-import sys
-sys.path.insert(0, %r)
-import torch, hotkernel_contract as hk, hotkernel_harness as runner
-t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"}, "device": "cpu",
-               "dtype": "fp32"})
-run = runner.TrustedRun(hk, torch, t, 1234)
+    py_snippet(py, MUL_RUN + """
 sets, seeds = run.fresh_round()
 # A reference is computed from its set drawn again from the round's seed: copies written into by
 # the candidate's calls (they can reach them through the harness's frames) choose nothing.
@@ -409,7 +415,7 @@ held[0][0, 0] = float("nan")
 d = run._copies_digest(held, sets)
 assert runner._same_digest(run._copies_digest(held, sets), d) and not runner._same_digest(d[:-1], d)
 print("OK")
-""" % str(ROOT / "python"), gelu)
+""", gelu)
 
 
 def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
@@ -560,13 +566,7 @@ def test_a_cpu_spot_copy_is_the_output_as_it_was_whatever_its_layout(py, gelu):
     # (_spot_tensor) it must equal the output, value for value and layout for layout, for every
     # strided tensor a kernel may return, and stay as it was when the output is written
     # afterwards; what is not plain strided memory is cloned and digested, none of its time said.
-    py_snippet(py, """
-import sys
-sys.path.insert(0, %r)
-import torch, hotkernel_contract as hk, hotkernel_harness as runner
-t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"}, "device": "cpu",
-               "dtype": "fp32"})
-run = runner.TrustedRun(hk, torch, t, 1234)
+    py_snippet(py, MUL_RUN + """
 base = torch.randn(6, 10)
 outs = [base, base.t(), base[:, 2:7], base[::2, ::2], base.to(torch.bfloat16), torch.randn(5).expand(4, 5),
         torch.arange(12, dtype=torch.int64).reshape(3, 4), torch.randn(3, 3) > 0, base.reshape(2, 3, 10)[1]]
@@ -600,4 +600,4 @@ with Passing():  # a mode active where the harness copies: tampering, no time sa
     snap, d, took = run._copy_timed(one)
 assert took is None and "mode" in run.tampered, run.tampered
 print("OK")
-""" % str(ROOT / "python"), gelu)
+""", gelu)
