@@ -138,6 +138,7 @@ class Harness:
         self.instances = set(own) - {label for label in own if isinstance(self.watch[label], type)}
         self.snap = self._take()
         self.state = self._take_state()
+        self._scoped = {}  # parts of state by the instances compared (_state_of)
         # The harness's code by value: a code object keeps its id while its constants' tuple or its
         # bytecode is rewritten in place through a raw pointer (no audit event), as the check's
         # bound 1.0 was, to pass zeros (cheats/code_constant_rewrite.py).
@@ -145,13 +146,14 @@ class Harness:
         # bytecode, constants, names, by value, in C (~0.4 ms a check; hashing the constants' reprs
         # in Python took 1.7 ms here and ~5 ms a sample on an H200's host). Version 2 writes no
         # back-references, whose presence follows reference counts, not the code.
+        # All of them in one tuple, marshalled in one call (one audit event, not one a code).
         nested = {id(k) for c in codes.values() for k in _nested_codes(c)}
-        self._codes = [c for _, c in sorted(codes.items()) if id(c) not in nested]
+        self._codes = tuple(c for _, c in sorted(codes.items()) if id(c) not in nested)
         self._dumps = marshal.dumps
         self.code_digest = self._code_digest()
 
     def _code_digest(self):
-        return b"".join([self._dumps(c, 2) for c in self._codes])
+        return self._dumps(self._codes, 2)
 
     def _take(self):
         snap = {}
@@ -171,13 +173,14 @@ class Harness:
                     snap[(mod_name, name)] = ("value", type(v).__name__, repr(v))
         return snap
 
-    def _take_state(self):
+    def _take_state(self, instances=None):
         """What the checks decide with, small enough to compare after every sample: every attribute
         of the harness's own objects (the run, its session, target, primitives; but those the
         measurement itself updates, MUTABLE_STATE), the plain values of its modules, and the torch
-        functions its checks call."""
+        functions its checks call. instances: only those of the harness's objects (the modules and
+        functions always)."""
         state = {}
-        for label in self.instances:
+        for label in (self.instances if instances is None else self.instances & instances):
             obj = self.watch[label]
             keep = MUTABLE_STATE.get(type(obj).__name__, ())
             try:
@@ -204,12 +207,24 @@ class Harness:
         """The run's state taken again, for what the harness's own steps set before the candidate
         exists (the clock's calibration): what every sample is compared with from now on."""
         self.state = self._take_state()
+        self._scoped = {}
 
-    def state_changes(self):
+    def _state_of(self, instances):
+        """The snapshot's part for a state_changes(instances), made once for each set of them."""
+        part = self._scoped.get(instances)
+        if part is None:
+            part = self._scoped[instances] = {key: v for key, v in self.state.items()
+                                              if key[0] not in self.instances or key[0] in instances}
+        return part
+
+    def state_changes(self, instances=None):
         """'object.attribute' for each part of _take_state that differs now, added or removed; and
-        the harness's code when its bytecode or constants differ."""
-        now = self._take_state()
-        changed = sorted("%s.%s" % key for key in set(self.state) | set(now) if now.get(key) != self.state.get(key))
+        the harness's code when its bytecode or constants differ. instances: as for _take_state
+        (a workload's samples compare its own run's objects: every workload's are compared after
+        its last sample, TrustedRun.measure)."""
+        now = self._take_state(instances)
+        was = self.state if instances is None else self._state_of(instances)
+        changed = sorted("%s.%s" % key for key in set(was) | set(now) if now.get(key) != was.get(key))
         if self._code_digest() != self.code_digest:
             changed.insert(0, "the bytecode or constants of its own functions")
         return changed

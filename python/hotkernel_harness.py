@@ -288,6 +288,9 @@ class TrustedRun:
         self._copy_steps = None  # while the empty samples run: their CPU copies' untimed steps, seconds each
         self.copy_steps_s = 0.0  # what a timed sample's CPU copy takes out for them (COPY_STEPS_COLD_FACTOR)
         self._harness = None  # the Harness snapshot, from measure(): its state is checked every sample
+        # With workloads, the labels of this run's own objects in that snapshot: a sample compares
+        # those (and the modules), not every workload's; all are compared after its last sample.
+        self.watched_as = None
         self._gc_callbacks = list(self.prims.gc_callbacks)  # before the candidate exists
         self._process_time = time.process_time  # taken now: the CPU count of the candidate's threads reads it
         self._audit = sys.audit
@@ -674,10 +677,8 @@ class TrustedRun:
         self._inputs_unmarked()
         if self.tampered:
             return
-        changed = self._harness.state_changes() if self._harness is not None else []
-        if changed:
-            self.tampered = ("the candidate changed the harness's own state during the samples (%s): its checks "
-                             "are the harness's" % ", ".join(changed[:6]))
+        self._state_intact(self.watched_as)
+        if self.tampered:
             return
         changed = [op for op, table in self._dispatch_tables.items() if _dump_table(self.torch, op) != table]
         if changed:
@@ -688,6 +689,14 @@ class TrustedRun:
         if modes:
             self.tampered = ("the candidate left %s active after its calls: the harness's checks would run through "
                              "its code" % modes)
+
+    def _state_intact(self, instances=None):
+        """Sets `tampered` when the harness's state differs from its snapshot (Harness.state_changes):
+        every part of it, or only the objects in `instances` besides its modules and functions."""
+        changed = self._harness.state_changes(instances) if self._harness is not None else []
+        if changed and not self.tampered:
+            self.tampered = ("the candidate changed the harness's own state during the samples (%s): its checks "
+                             "are the harness's" % ", ".join(changed[:6]))
 
     def _unquiet(self, window=False, collect=True):
         """Ends the quiet. window: a sample's window opens next, and the garbage collector stays
@@ -939,6 +948,11 @@ class TrustedRun:
                     threads.counting = False
                     self._samples_over()
                 busy, group_gone = candidate_cpu()
+                if self.watched_as is not None:
+                    # A sample compares only this workload's objects; after its last one, every
+                    # workload's: the candidate's calls here could have changed a later workload's
+                    # settings (for its check call, to be undone in its warm-up).
+                    self._state_intact()
                 wall = self.prims.perf() - wall0
                 self.phases["timing_and_checks"] = wall
                 if self._profile_graph is not None:
@@ -2062,8 +2076,11 @@ def _run_released(args, inputs, release):
     watched = {}
     for i, tr in enumerate(truns):
         key = "run" if i == 0 else "run%d" % (i + 1)
-        watched.update({key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2,
-                        key + ".target": tr.target})
+        own = {key: tr, key + ".prims": tr.prims, key + ".session": tr.session, key + ".l2": tr.l2,
+               key + ".target": tr.target}
+        watched.update(own)
+        if len(truns) > 1:
+            tr.watched_as = frozenset(own)
     # The parent's clock's connection: its descriptor, its identity and its methods, compared at
     # every sample like the run's own state (a relay put over it: _connection_intact).
     watched.update({"release": release, "hotkernel_release.Release": type(release)})

@@ -160,6 +160,41 @@ def test_verify_wrong_at_one_shape_only_is_incorrect_naming_it(py, target):
     assert "speedup" not in r
 
 
+def test_a_later_workloads_settings_changed_and_undone_before_its_samples_are_seen(py, target):
+    # A sample compares its own workload's objects; every workload's are compared after its last
+    # sample. This candidate loosens the last workload's check settings from the first
+    # workload's calls, passes that workload's check call with wrong outputs, and puts the
+    # settings back at its next call, before any of that workload's samples is compared.
+    d, _ = target
+    candidate(d, "undone_candidate.py", """\
+        import sys
+        if x.shape[0] == 8 and not _kept:
+            f = sys._getframe(0)
+            while f is not None and not isinstance(f.f_locals.get("truns"), list):
+                f = f.f_back
+            if f is not None:
+                run = f.f_locals["truns"][-1]
+                _kept.append((run, run._check_args))
+                a = run._check_args
+                run._check_args = (a[0], a[1], 1e30, 1e30)
+        if x.shape[0] == 256 and _kept and not _kept[-1] is None:
+            run, args = _kept[-1]
+            _kept.append(None)
+            return _baseline(x, w) + 1  # the check call, judged with the loosened settings
+        if x.shape[0] == 256 and _kept and _kept[-1] is None and len(_kept) == 2:
+            _kept[0][0]._check_args = _kept[0][1]  # undone before any sample of M=256
+            _kept.append(None)
+        return _baseline(x, w)
+        """)
+    path = d / "undone_candidate.py"
+    path.write_text(path.read_text().replace("def kernel(x, w):", "_kept = []\n\n\ndef kernel(x, w):", 1))
+    rc, r, err = hk(py, "verify", "scale_baseline.py", "undone_candidate.py", "--n", "2", cwd=d)
+    assert rc == 0, err
+    assert r["verdict"] == "invalid", (r["verdict"], r.get("reasons"))
+    assert any("changed the harness's own state" in reason and "_check_args" in reason
+               for reason in r["reasons"]), r["reasons"]
+
+
 @pytest.mark.parametrize("args, needle", [
     (("--shape", "MxN", "--dims", "M=8"), "'N' is neither a size nor a dim"),
     (("--shape", "MxK", "--dims", "M=8,K=2; M=16"), "every workload gives the same dims"),
