@@ -13,15 +13,16 @@ everything the candidate could tamper with is set up before its file is imported
   2. load the defences and the contract from beside this file (the binary's copies) by their
      bytes, each checked against py_sha256 and never read from a bytecode cache, and pre-load the
      contract into sys.modules, so the target's own `import hotkernel_contract` gets it, never
-     the vendored one; connect to the parent's clock (hotkernel_release.py);
+     the vendored one; connect to the parent's clock (hotkernel_release.py); apply the kernel
+     sandbox while this is the process's only thread, so it binds every later one
+     (hotkernel_sandbox.py: Landlock, no_new_privs, capabilities, resource limits, seccomp; a run
+     is refused where none could be applied, unless hotkernel says allow_unsandboxed);
   3. take references to the timing primitives (perf_counter, CUDA events, synchronize, graphs);
   4. build the check inputs from the hidden seed and their fp32 reference; poison the allocator
      with NaN; timed calls later get fresh values per sample (os.urandom at that moment) whose
      references are computed only after the sample, so no answer exists while they run;
   5. snapshot the harness (contract, harness, timer and torch functions) to detect patching;
-  6. time the empty samples the parent's clock needs (the fixed cost of a sample); apply the
-     kernel sandbox (hotkernel_sandbox.py: Landlock, no_new_privs, resource limits; a run is
-     refused where none could be applied, unless hotkernel says allow_unsandboxed);
+  6. time the empty samples the parent's clock needs (the fixed cost of a sample);
   7. arm the audit hook (it sees frame and heap walks, raw memory reads, profile, trace and audit
      hooks, code replacement and signals from the candidate); only then import the file and take
      its `kernel` function; measure with the defences below, every timed sample released and
@@ -2025,6 +2026,12 @@ def _run_released(args, inputs, release):
     # faults). They are the imports', alive for the whole run: frozen, the collection walks this run's.
     if hasattr(gc, "freeze"):
         gc.freeze()
+    # The kernel sandbox (hotkernel_sandbox.py) first, while this is the process's only thread:
+    # Landlock and the capabilities bind a thread and what it starts, so every thread the run
+    # will have (CUDA's, CUPTI's, torch's pools; a host callback's thread the candidate could run
+    # Python on) is bound too, not only the harness's.
+    box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)
+    t_box = time.perf_counter()
     hidden_seed = inputs.pop("check_seed", None)
     if not isinstance(hidden_seed, int):
         hidden_seed = int.from_bytes(os.urandom(4), "little")
@@ -2098,8 +2105,6 @@ def _run_released(args, inputs, release):
         tr.copy_steps_s, tr.handlers_before = trun.copy_steps_s, trun.handlers_before
     harness.settled()  # the calibration's figures (copy_steps_s) are part of what is compared
     steps["clock_calibration"] = time.perf_counter() - t_prepared - steps["harness"] - steps["previous_exit"]
-    # The kernel sandbox, before anything of the candidate runs (hotkernel_sandbox.py).
-    box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)
     refused = hotkernel_sandbox.refusal(box)
     if refused and not inputs.get("allow_unsandboxed"):
         return dict(hk.error_result(target, role, hk.StageError("sandbox", refused)), sandbox=box)
@@ -2128,9 +2133,9 @@ def _run_released(args, inputs, release):
             break  # a kernel that fails one shape: the run is an error, naming it; the rest adds nothing
     result = results[0][1] if not target.workloads else hk.combine_workloads(results, target)
     # Where this run's seconds went (the first CUDA call, and so the context, is in "prepare").
-    phases = {"start": t_target - t_start, "prepare": t_prepared - t_target}
+    phases = {"sandbox": t_box - t_start, "start": t_target - t_box, "prepare": t_prepared - t_target}
     phases.update(steps)
-    phases["sandbox_and_gc"] = t_import - t_prepared - sum(steps.values())
+    phases["gc"] = t_import - t_prepared - sum(steps.values())
     phases["import_candidate"] = t_loaded - t_import
     if not target.workloads:
         phases.update(_plain(trun.phases) or {})  # plain values only (_plain), as for a workload's

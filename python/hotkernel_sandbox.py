@@ -1,4 +1,5 @@
-"""hotkernel's kernel sandbox: applied by the harness right before the candidate is imported.
+"""hotkernel's kernel sandbox: applied by the harness first, before its inputs, CUDA context and
+the candidate, while its thread is the process's only one.
 
 What the kernel enforces from then on, for this process and everything it starts (the rules are
 inherited across fork and exec and cannot be lifted):
@@ -23,8 +24,9 @@ inherited across fork and exec and cannot be lifted):
   knows its maker) the kernel does not say who made them, so a run could count its runs or pass
   word to a later one through them.
 
-landlock_restrict_self binds the calling thread and the threads and processes it starts later;
-threads already running (torch's intra-op pool) keep their old rights. The record says how many.
+landlock_restrict_self (and the capabilities' drop) binds the calling thread and the threads and
+processes it starts later; threads already running would keep their old rights. The harness
+applies it while it has no other thread; the record says how many there were (threads_before).
 
 HOTKERNEL_TEST_NO_LANDLOCK=1 (read by read_test_switch(), before the harness scrubs HOTKERNEL_*
 from the environment) makes apply() act as on a kernel without Landlock; it exists for the tests
