@@ -7,7 +7,8 @@ inherited across fork and exec and cannot be lifted):
 - Landlock (syscalls 444-446 through ctypes): reading and executing stay allowed everywhere;
   writing, creating, removing, renaming and truncating only beneath the run's scratch folder and
   the role's compiler caches (handed in by hotkernel), plus writing the character devices a run
-  opens read-write (/dev/null, /dev/zero, /dev/full, the NVIDIA devices). Everything else, the
+  opens read-write (/dev/null, /dev/zero, /dev/full, the NVIDIA devices) and the process's own
+  /proc/<pid> entries (cuInit writes there). Everything else, the
   target's folder, the user site directory, every __pycache__ and hotkernel's cache included, is
   read-only. LANDLOCK_ACCESS_FS_IOCTL_DEV is not handled, so the CUDA driver's ioctls still work.
 - On Landlock ABI >= 6: signals and abstract Unix sockets scoped to the run (no signal to the
@@ -414,13 +415,16 @@ def apply(scratch, caches, no_landlock=False):
     if not scratch or scratch not in writable:
         rec["error"] = "no scratch folder was handed in (%r)" % (scratch,)
         return rec
+    # The process's own /proc entries: the CUDA driver's initialisation writes there (cuInit
+    # fails with error 304 on an H200 without it); they act on this process only.
+    own_proc = "/proc/%d" % os.getpid()
     try:
-        scoped = _landlock(libc, abi, writable)
+        scoped = _landlock(libc, abi, writable + ([own_proc] if os.path.isdir(own_proc) else []))
     except OSError as e:
         rec["error"] = "Landlock could not be applied: %s" % e
         return rec
     rec["fs"] = FS_CONFINED
-    rec["writable"] = ["scratch"] + (["compiler_caches"] if len(writable) > 1 else []) + ["devices"]
+    rec["writable"] = ["scratch"] + (["compiler_caches"] if len(writable) > 1 else []) + ["devices", "own_proc"]
     rec["signals"] = "scoped" if scoped & _SCOPE_SIGNAL else "none"
     rec["abstract_unix_sockets"] = "scoped" if scoped & _SCOPE_ABSTRACT_UNIX_SOCKET else "none"
     return rec

@@ -35,6 +35,7 @@ attempt("outside", lambda: write(os.path.join(outside, "c")))
 attempt("target_file", lambda: write(os.path.join(target_dir, "kernel.py")))
 attempt("pycache", lambda: os.mkdir(os.path.join(target_dir, "__pycache__")))
 attempt("devnull", lambda: write(os.devnull))
+attempt("own_proc", lambda: write("/proc/self/comm"))  # the CUDA driver's cuInit writes its own /proc entries
 attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 import tempfile
 out["tempfile"] = tempfile.mkdtemp()
@@ -151,6 +152,7 @@ def test_writes_only_in_scratch_and_caches(tmp_path):
     assert rec["no_new_privs"] is True
     assert out["refusal"] is None
     assert out["scratch"] == "allowed" and out["cache"] == "allowed" and out["devnull"] == "allowed"
+    assert out["own_proc"] == "allowed" and "own_proc" in rec["writable"]
     for k in ("outside", "target_file", "pycache"):
         assert out[k].startswith("denied"), (k, out[k])
     assert out["child_write"] == "denied"  # inherited across fork and exec
