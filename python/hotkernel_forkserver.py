@@ -804,17 +804,29 @@ def _serve_one(req, requests):
     return ans
 
 
-# This server's scheduling as it started: policy and its parameters, nice value, CPU affinity.
-# A run may change them for its parent (sched_setscheduler, setpriority, sched_setaffinity on
-# getppid() need no signal and no file), and every later run forked from here would inherit
-# them: checked and put back at every answer (_scheduling_restored).
+# This server's scheduling as it started: policy and its parameters, nice value, CPU affinity,
+# and its autogroup's nice value. A run may change them for its parent (sched_setscheduler,
+# setpriority, sched_setaffinity on getppid() need no signal and no file) or for the autogroup it
+# shares with the server (a run cannot leave the server's session: its own /proc/<pid>/autogroup,
+# which the sandbox lets it write, since cuInit needs its own /proc entries), and every later run
+# forked from here would inherit them: checked and put back at every answer (_scheduling_restored).
 _SCHEDULING = [None]
+_AUTOGROUP = "/proc/self/autogroup"
+
+
+def _autogroup_nice():
+    """This process's autogroup's nice value ("/autogroup-N nice X"); None without autogroups."""
+    try:
+        with open(_AUTOGROUP, "rb") as f:
+            return int(f.read().split()[-1])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _scheduling_now():
     try:
         return (os.sched_getscheduler(0), os.sched_getparam(0).sched_priority, os.getpriority(os.PRIO_PROCESS, 0),
-                frozenset(os.sched_getaffinity(0)))
+                frozenset(os.sched_getaffinity(0)), _autogroup_nice())
     except (AttributeError, OSError):
         return None
 
@@ -833,10 +845,15 @@ def _scheduling_restored():
         what.append("nice %d, was %d" % (now[2], was[2]))
     if now[3] != was[3]:
         what.append("CPUs %s, was %s" % (sorted(now[3])[:16], sorted(was[3])[:16]))
+    if now[4] != was[4]:
+        what.append("autogroup nice %s, was %s" % (now[4], was[4]))
     try:
         os.sched_setscheduler(0, was[0], os.sched_param(was[1]))
         os.setpriority(os.PRIO_PROCESS, 0, was[2])
         os.sched_setaffinity(0, was[3])
+        if now[4] != was[4]:
+            with open(_AUTOGROUP, "w") as f:
+                f.write(str(was[4]))
     except OSError:
         pass
     if _scheduling_now() != was:

@@ -228,3 +228,30 @@ def test_a_fork_servers_scheduling_changed_by_a_run_is_put_back_and_the_run_void
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+
+
+def test_a_fork_servers_autogroup_changed_by_a_run_is_put_back_and_the_run_voided(pair):
+    # The run shares its session's autogroup with the kept fork server, and may write its own
+    # /proc entries (cuInit needs them): it sets that autogroup to nice 19. The run is invalid,
+    # and the server's autogroup is as it was for every later fork.
+    if not os.path.exists("/proc/self/autogroup"):
+        pytest.skip("this kernel has no autogroups (CONFIG_SCHED_AUTOGROUP)")
+    py, out, base, env = pair
+    env = dict(env, HOTKERNEL_KEEP_WARM_S="60")
+    cand = harness.make_candidate(out, harness.CHEATS / "autogroup_nice.py", base)
+    try:
+        rc, res, err = harness.verify(py, base, cand, n=2, warmup=0, timeout_s=300, env=env)
+        assert res is not None, err[-1500:]
+        assert res["verdict"] == "invalid", res["reasons"]
+        assert any("autogroup nice 19" in r for r in res["reasons"]), res["reasons"]
+        servers = _fork_servers_under(env["XDG_CACHE_HOME"])
+        assert servers, "no kept fork server was found"
+        for pid in servers:
+            with open("/proc/%d/autogroup" % pid) as f:
+                assert f.read().split()[-1] == "0", "the kept fork server %d kept its autogroup's nice value" % pid
+    finally:
+        for pid in _fork_servers_under(env["XDG_CACHE_HOME"]):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
