@@ -229,6 +229,21 @@ class Harness:
             changed.insert(0, "the bytecode or constants of its own functions")
         return changed
 
+    def pinned(self):
+        """What the audit hook keeps in its closure when it is armed, before the candidate exists:
+        this snapshot and the functions that take it again, as they are now. The snapshot held
+        here is an attribute of an object the candidate can reach through a frame, and taken
+        again (harness.state = harness._take_state()) it would make every later comparison agree
+        with settings the candidate changed; the hook's copies are out of its reach, and compared
+        once more when the result is written (_changed_since_pinned)."""
+        cls = type(self)
+        return (self, {k: v for k, v in self.state.items() if k[0] not in CLOSED_BEFORE_RESULT},
+                {k: v for k, v in self.snap.items() if self._is_critical(k)},
+                self.code_digest, cls._take_state, cls._take, cls._code_digest, cls._is_critical)
+
+    def _is_critical(self, key):
+        return key[0] in self.critical or key in self.critical_names
+
     def changes(self):
         """(critical, other): lists of 'module.name' that were replaced, removed or added (a new
         name on a class shadows what it inherits: torch.Tensor.abs_ over TensorBase's)."""
@@ -237,7 +252,7 @@ class Harness:
         for key in list(self.snap) + [k for k in now if k not in self.snap]:
             if now.get(key) != self.snap.get(key):
                 label = "%s.%s" % key + ("" if key in self.snap else " (new)")
-                if key[0] in self.critical or key in self.critical_names:
+                if self._is_critical(key):
                     critical.append(label)
                 elif key[0] in ("os", "torch", "torch.cuda"):
                     other.append(label)
@@ -247,6 +262,27 @@ class Harness:
         if self._code_digest() != self.code_digest:
             critical.append("the harness's own code (bytecode or constants rewritten in memory)")
         return critical, other
+
+
+# The objects whose state the harness itself ends before the result is written: the parent's
+# clock's connection (closed; compared at every sample until then, _connection_intact).
+CLOSED_BEFORE_RESULT = frozenset({"release"})
+
+
+def _changed_since_pinned(pinned):
+    """'object.attribute' for each part of the harness's state, of its critical functions and of
+    its code that differs from the hook's copies taken at arming (Harness.pinned); [] when
+    nothing does, or nothing was pinned."""
+    if pinned is None:
+        return []
+    harness, state, snap, code, take_state, take, code_digest, is_critical = pinned
+    now = {k: v for k, v in take_state(harness).items() if k[0] not in CLOSED_BEFORE_RESULT}
+    changed = sorted("%s.%s" % key for key in set(state) | set(now) if now.get(key) != state.get(key))
+    now = {k: v for k, v in take(harness).items() if is_critical(harness, k)}
+    changed += sorted("%s.%s" % key for key in set(snap) | set(now) if now.get(key) != snap.get(key))
+    if code_digest(harness) != code:
+        changed.insert(0, "the bytecode or constants of its own functions")
+    return changed
 
 
 def torch_names(codes, known=None):
@@ -692,7 +728,7 @@ def install_watch(nonce, result_fd, main_code):
         if not st["armed"]:
             if event == "hotkernel.arm" and getframe(1).f_code is main_code.get("run"):
                 st.update(codes=args[0], path=args[1], role=args[2], target=args[3], lib_roots=args[4][0],
-                          stdlib=args[4][1], armed=True)
+                          stdlib=args[4][1], armed=True, pinned=args[5].pinned() if len(args) > 5 else None)
             elif event == "hotkernel.result":
                 if getframe(1).f_code is main_code.get("main"):
                     send(loads(args[0]) if json_intact() else {}, last=True)
@@ -749,6 +785,10 @@ def install_watch(nonce, result_fd, main_code):
                 return
             res = loads(args[0])
             late = []
+            unpinned = _changed_since_pinned(st.get("pinned"))
+            if unpinned:
+                late.append("changed the harness's own state or the snapshot it is compared with (%s)"
+                            % ", ".join(unpinned[:6]))
             if sys.getprofile() is not None or sys.gettrace() is not None:
                 late.append("left a profile or trace hook installed (sys.setprofile/settrace)")
             if getattr(threading, "_profile_hook", None) is not None or getattr(threading, "_trace_hook", None) is not None:

@@ -696,7 +696,7 @@ class TrustedRun:
         every part of it, or only the objects in `instances` besides its modules and functions."""
         changed = self._harness.state_changes(instances) if self._harness is not None else []
         if changed and not self.tampered:
-            self.tampered = ("the candidate changed the harness's own state during the samples (%s): its checks "
+            self.tampered = ("the candidate changed the harness's own state while its calls ran (%s): its checks "
                              "are the harness's" % ", ".join(changed[:6]))
 
     def _unquiet(self, window=False, collect=True):
@@ -911,6 +911,9 @@ class TrustedRun:
                     self._sync()
                 except BaseException as e:
                     raise hk.StageError("call", "%s raised %s: %s" % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                # Compared before the check: the call could set the check's settings, to undo them
+                # in its next call, before any sample's comparison (as a sample's checks, _done).
+                self._state_intact(self.watched_as)
                 first = self.check(out, s.check_ref)
                 del out
                 res["error"] = hk.error_fields(first)
@@ -929,6 +932,7 @@ class TrustedRun:
                 except BaseException as e:
                     raise hk.StageError("call", "during warm-up %s raised %s: %s"
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
+                self._state_intact(self.watched_as)  # as after the check call: before anything checks again
                 self.phases["warmup"] = self.prims.perf() - t_measure - self.phases["check"]
                 # 3. timed samples, each on fresh values and checked call by call
                 if not s.is_cuda:  # the CPU count reads the run's processes: none is made from here on
@@ -2118,7 +2122,7 @@ def _run_released(args, inputs, release):
     # The audit watch, armed last before the candidate's first code (after the sandbox, whose own
     # ctypes calls it would otherwise see): the harness's code, to tell its frames and calls apart.
     sys.audit("hotkernel.arm", harness_codes([hk, runner_module, sys.modules["hotkernel_defences"]]), path, role,
-              target.name, library_roots())
+              target.name, library_roots(), harness)
     try:
         fn = hk.load_kernel(path)
     except hk.StageError as e:
