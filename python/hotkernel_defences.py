@@ -785,7 +785,10 @@ def install_watch(nonce, result_fd, main_code):
                 return
             res = loads(args[0])
             late = []
-            unpinned = _changed_since_pinned(st.get("pinned"))
+            try:
+                unpinned = _changed_since_pinned(st.get("pinned"))
+            except Exception as e:  # never the reason no result is written
+                unpinned = ["could not be compared: %s: %s" % (type(e).__name__, str(e)[:200])]
             if unpinned:
                 late.append("changed the harness's own state or the snapshot it is compared with (%s)"
                             % ", ".join(unpinned[:6]))
