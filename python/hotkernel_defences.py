@@ -12,6 +12,7 @@ free to change with them; the Harness snapshot watches this module too.
 import json
 import marshal
 import os
+import re
 import sys
 import time
 
@@ -190,6 +191,8 @@ class Harness:
             for name, v in items:
                 if name not in keep:
                     state[(label, name)] = _fingerprint(v)
+                else:  # its value changes; what it holds must stay the harness's kind of thing
+                    state[(label, name)] = ("mutable", _plain_kinds(v))
         for mod_name in self.own_modules:
             # Every global: plain values by value, the rest (the modules they name, torch among
             # them) by identity: `hotkernel_contract.torch` rebound to a proxy whose `sub` gave
@@ -267,6 +270,28 @@ class Harness:
 # The objects whose state the harness itself ends before the result is written: the parent's
 # clock's connection (closed; compared at every sample until then, _connection_intact).
 CLOSED_BEFORE_RESULT = frozenset({"release"})
+
+
+# Modules whose types a measurement's changing attributes (MUTABLE_STATE) may hold: Python's and
+# torch's values, the harness's own objects. An object of the candidate's own class kept there
+# runs its code when the harness replaces it (its __del__), between two comparisons of the state
+# (picked_del_loosen.py).
+_HARNESS_KIND_MODULES = ("builtins", "torch", "hotkernel_", "__main__", "types", "collections")
+
+
+def _plain_kinds(v):
+    """True when v, and what a list, tuple, set or dict of it holds (one level down), are of
+    Python's, torch's or the harness's own types; False for anything else."""
+    def ok(x):
+        mod = getattr(type(x), "__module__", None) or ""
+        return type(mod) is str and mod.startswith(_HARNESS_KIND_MODULES)
+    if not ok(v):
+        return False
+    if type(v) in (list, tuple, set, frozenset):
+        return all(ok(x) for x in v)
+    if type(v) is dict:
+        return all(ok(k) and ok(x) for k, x in v.items())
+    return True
 
 
 def _changed_since_pinned(pinned):
@@ -536,6 +561,26 @@ def harness_codes(modules):
 # Frames of the harness reached by the candidate: it is looking for the harness's objects.
 FRAME_EVENTS = ("sys._getframe", "sys._current_frames")
 FRAME_ATTRS = ("f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame")
+
+# /proc/<pid>/mem (self, thread-self, a task's): the process's memory as a file. The sandbox lets a
+# run read everything and write its own /proc entries (cuInit needs them), so through it every
+# byte of the harness, the hook's secrets included, could be read or written with no ctypes call.
+_PROC_MEM = re.compile(r"^/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/mem$")
+
+
+def _names_process_memory(path):
+    """Whether an opened path is a process's memory file: one that resolves to /proc/<pid>/mem,
+    or a relative one named mem (opened beside a directory descriptor, which the event omits)."""
+    if type(path) is bytes:
+        path = path.decode("utf-8", "surrogateescape")
+    if type(path) is not str or os.path.basename(path.rstrip("/")) != "mem":
+        return False
+    if not path.startswith("/"):
+        return True
+    try:
+        return bool(_PROC_MEM.match(os.path.realpath(path)))
+    except (OSError, ValueError):
+        return True
 # Events the candidate never raises honestly, by class: (finding, what it says, whether it exposes
 # the secrets: then the invalid line is written at once).
 SEEN = {}
@@ -752,7 +797,8 @@ def install_watch(nonce, result_fd, main_code):
             note("audit_hook", "added an audit hook (sys.addaudithook)", False)
             raise RuntimeError("hotkernel: audit hooks are the harness's")
         if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel.", "code.",
-                                  "marshal.loads")) or event == "compile"):
+                                  "marshal.loads")) or event == "compile" or
+                (event == "open" and _names_process_memory(args[0]))):
             return
         with st["lock"]:
             st["busy"].add(tid)
@@ -868,6 +914,11 @@ def install_watch(nonce, result_fd, main_code):
                                     "for the library's" % (str(name)[:200], event), True)
             elif forged:
                 count("library_code_made")
+            return
+        if event == "open":  # only a path _names_process_memory took for it gets here
+            if not asker_is_harness():
+                note("proc_mem", "opened the process's own memory as a file (%s), raw reads and writes no "
+                                 "other event sees" % str(args[0])[:200], True)
             return
         if event == "ctypes.call_function" and args and args[0] in RAW_WRITES:
             if not asker_is_harness():

@@ -901,7 +901,9 @@ class TrustedRun:
         self._harness = harness
         res = s.result_base(role)
         res["checked"] = []
-        failures = []
+        # A tuple, rebuilt on each failure: a list here could be emptied in place by the
+        # candidate's code (a finalizer) that reached this frame's locals (all_zeros_erase_failures.py).
+        failures = ()
         t_measure = self.prims.perf()
         try:
             with torch.no_grad():
@@ -919,9 +921,9 @@ class TrustedRun:
                 res["error"] = hk.error_fields(first)
                 res["checked"].append("check_set")
                 if not first["ok"]:
-                    failures.append("check call: " + first["reason"])
+                    failures += ("check call: " + first["reason"],)
                 if not all(torch.equal(a, b) for a, b in zip(s.check_inputs, self.check_inputs_copy)):
-                    failures.append("the function changed its inputs (check call); a kernel must not write to them")
+                    failures += ("the function changed its inputs (check call); a kernel must not write to them",)
                 self.phases["check"] = self.prims.perf() - t_measure
                 # 2. warm-up on fresh values (indistinguishable from timed calls)
                 self.fresh_round()
@@ -988,7 +990,7 @@ class TrustedRun:
                 clocks = _plain(self.sample_clocks)
                 if type(clocks) is list and any(c is not None for c in clocks):
                     res["sample_sm_clock_mhz"] = clocks[:len(samples)]
-                failures.extend(timed_fail)
+                failures += tuple(timed_fail)
         except hk.StageError as e:
             res["status"] = "error"
             res["reason"] = "%s: %s" % (e.stage, e)
@@ -1042,7 +1044,7 @@ class TrustedRun:
         if invalid:
             res["status"] = "invalid"
             res["ok"] = False
-            res["reason"] = "; ".join(invalid + failures)
+            res["reason"] = "; ".join(invalid + list(failures))
         elif failures:
             res["status"] = "incorrect"
             res["ok"] = False
@@ -1120,6 +1122,10 @@ class TrustedRun:
         sample's references by set index, computed once each (the CPU's); None: one at a time.
         Every held output is in the same-memory test below (the outputs in same_memory instead,
         where outs are copies of them)."""
+        # The settings it checks with, compared right before: the candidate's code can run between a
+        # sample's end and its checks (a finalizer of an object the harness drops), and undo what it
+        # changed once they are done (picked_del_loosen.py).
+        self._state_intact(self.watched_as)
         k = self.session.k
         ref_si, ref = None, None  # one reference at a time: with rotation each call has its own set
         draws = {}  # the inputs the round's sets share, drawn once
@@ -1229,7 +1235,7 @@ class TrustedRun:
         s, p = self.session, self.prims
         order = tuple(self.hk.cycle(list(range(s.k)), s.calls))  # tuples and frozensets: what the
         timed = tuple(s.timed_sets)  # calls can reach through the harness's frames, they cannot edit
-        samples, fails = (), []  # a tuple: a later call cannot edit earlier samples in place
+        samples, fails = (), ()  # tuples: a later call, or a finalizer, cannot edit them in place
         sampled = not cuda  # the CPU checks a share of each sample's calls (CPU_CHECKED_CALLS)
         spot_odds = self._spot_odds(s.calls)
         self.spot_copies = 0
@@ -1268,7 +1274,7 @@ class TrustedRun:
             for j, si, snap, _, made in snaps:
                 c = self.check_quick(self._spot_tensor(snap) if made else snap, self._ref_of(drawn, si, refs))
                 if not c["ok"]:
-                    fails.append("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]))
+                    fails += ("sample %d, call %d, checked as soon as it returned: %s" % (i + 1, j + 1, c["reason"]),)
             del snaps
             if cuda:
                 per_call = [p.elapsed(a, b) for a, b in evs]
@@ -1289,14 +1295,14 @@ class TrustedRun:
             bad = self._check_outputs(outs, idx, drawn, "sample %d" % (i + 1), picked, refs)
             del outs, refs
             if bad:
-                fails.append(bad)
+                fails += (bad,)
             if not self.inputs_intact(sets):
-                fails.append("sample %d: the function changed its inputs; a kernel must not write to them" % (i + 1))
+                fails += ("sample %d: the function changed its inputs; a kernel must not write to them" % (i + 1),)
             if fails:
                 break
         if cuda and not fails:
             self._cross_check_host(fn, samples)
-        return list(samples), ("cuda_events" if cuda else "cpu"), None, fails
+        return list(samples), ("cuda_events" if cuda else "cpu"), None, list(fails)
 
     def _eager_sample(self, fn, order, timed, spot_odds, hold, cuda):
         """One sample's calls, back to back, each timed on its own (CUDA events, or perf_counter):
@@ -1541,7 +1547,7 @@ class TrustedRun:
         held_bytes = len(idx) * max(self.session.out_bytes, 1)
         defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
         pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, their seeds, intact, digest)
-        samples, fails = [], []
+        samples, fails = [], ()  # fails: a tuple, which a finalizer cannot empty in place
         check_s = fresh_s = ramp_s = young_s = records_s = probe_s = 0.0
         self._state_check_s = 0.0
         idle = True  # capture left the GPU idle: hk.RAMP_S of replays before the next sample
@@ -1562,7 +1568,7 @@ class TrustedRun:
                 else:
                     bad = self._replay_failure(r, outs, idx, (seeds, None), intact, outs)
                     if bad:
-                        fails.append(bad)
+                        fails += (bad,)
                     idle = True  # the GPU waited for the host's check
                 check_s += p.perf() - c0
             if i == n_samples:
@@ -1623,7 +1629,7 @@ class TrustedRun:
                 break
             bad = self._replay_failure(r, held, idx, (seeds, None), intact, outs)
             if bad:
-                fails.append(bad)
+                fails += (bad,)
                 break
         del pending
         check_s += p.perf() - c0
@@ -1637,7 +1643,7 @@ class TrustedRun:
                             "young_gc": young_s, "state_checks": self._state_check_s, "clock_records": records_s,
                             "clock_probes": probe_s})
         if clock is None:
-            return samples, "cuda_graph", note, fails
+            return samples, "cuda_graph", note, list(fails)
         graph_ms = self._ramp_ms(ramps, s.calls)
         self.timer_detail = {"graph_ms": graph_ms, "kernel_time_rule": "+".join(sorted(rules)),
                              "gpu_ops_per_call": (round(min(records) / float(s.calls), 3) if records else None)}
@@ -1649,7 +1655,7 @@ class TrustedRun:
                 self.tampered = ("the timed graph takes %.4g ms a call on CUDA events but its kernels and copies only "
                                  "%.4g ms on CUPTI's records: the call does work CUPTI does not see (host nodes?) or "
                                  "its records were filtered; time it with timer: cuda_graph in TARGET" % (graph_ms, ms))
-        return samples, "cupti", note, fails
+        return samples, "cupti", note, list(fails)
 
     def _first_clocked_replay(self, graph):
         """One replay with CUPTI on, untimed (its first replay of a graph costs ~8 ms): (clock, None)
@@ -2128,13 +2134,18 @@ def _run_released(args, inputs, release):
     except hk.StageError as e:
         return hk.error_result(target, role, e)
     t_loaded = time.perf_counter()
-    results = []
+    # Each workload's result kept as JSON text in a tuple as soon as it is made: a dict or a list
+    # here could be edited in place by the candidate's code in a later workload's calls.
+    results = ()
     for (name, _), tr in zip(parts, truns):
         res = tr.measure(fn, role, harness, threads)
         _finish_workload(tr, res, args.fake_fraction)
-        results.append((name, res))
-        if res.get("status") == "error":
+        results += ((name, json.dumps(res, default=str)),)
+        failed = res.get("status") == "error"
+        del res
+        if failed:
             break  # a kernel that fails one shape: the run is an error, naming it; the rest adds nothing
+    results = [(name, json.loads(text)) for name, text in results]
     result = results[0][1] if not target.workloads else hk.combine_workloads(results, target)
     # Where this run's seconds went (the first CUDA call, and so the context, is in "prepare").
     phases = {"sandbox": t_box - t_start, "start": t_target - t_box, "prepare": t_prepared - t_target}
