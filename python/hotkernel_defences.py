@@ -276,15 +276,27 @@ CLOSED_BEFORE_RESULT = frozenset({"release"})
 # torch's values, the harness's own objects. An object of the candidate's own class kept there
 # runs its code when the harness replaces it (its __del__), between two comparisons of the state
 # (picked_del_loosen.py).
-_HARNESS_KIND_MODULES = ("builtins", "torch", "hotkernel_", "__main__", "types", "collections")
+_HARNESS_KIND_MODULES = ("builtins", "torch", "hotkernel_", "__main__", "types", "collections", "signal", "enum",
+                         "numpy")
+_PLAIN_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset,
+                          type(len), type(lambda: None)})
 
 
 def _plain_kinds(v):
     """True when v, and what a list, tuple, set or dict of it holds (one level down), are of
-    Python's, torch's or the harness's own types; False for anything else."""
+    Python's, torch's or the harness's own types; False for anything else. A type counts only
+    where its module names it (a class of the candidate's that says __module__ = "torch" does not)."""
     def ok(x):
-        mod = getattr(type(x), "__module__", None) or ""
-        return type(mod) is str and mod.startswith(_HARNESS_KIND_MODULES)
+        tp = type(x)
+        if tp in _PLAIN_TYPES:
+            return True
+        mod = getattr(tp, "__module__", None)
+        if type(mod) is not str or not mod.startswith(_HARNESS_KIND_MODULES):
+            return False
+        owner = sys.modules.get(mod)
+        for part in str(getattr(tp, "__qualname__", "")).split("."):
+            owner = getattr(owner, part, None) if owner is not None else None
+        return owner is tp
     if not ok(v):
         return False
     if type(v) in (list, tuple, set, frozenset):
