@@ -282,10 +282,16 @@ _PLAIN_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes, tup
                           type(len), type(lambda: None)})
 
 
+PLAIN_KINDS_BUDGET = 20000  # values looked at in one attribute; more is not the harness's kind of thing
+
+
 def _plain_kinds(v):
-    """True when v, and what a list, tuple, set or dict of it holds (one level down), are of
-    Python's, torch's or the harness's own types; False for anything else. A type counts only
-    where its module names it (a class of the candidate's that says __module__ = "torch" does not)."""
+    """True when v, and everything the lists, tuples, sets and dicts in it hold, however deep,
+    are of Python's, torch's or the harness's own types; False for anything else, or for more
+    than PLAIN_KINDS_BUDGET values. A type counts only where its module names it (a class of the
+    candidate's that says __module__ = "torch" does not). An object nested two lists down ran its
+    __del__ as the harness replaced the attribute, and filled the sample's references with zeros
+    (refs_prefill.py)."""
     def ok(x):
         tp = type(x)
         if tp in _PLAIN_TYPES:
@@ -297,12 +303,17 @@ def _plain_kinds(v):
         for part in str(getattr(tp, "__qualname__", "")).split("."):
             owner = getattr(owner, part, None) if owner is not None else None
         return owner is tp
-    if not ok(v):
-        return False
-    if type(v) in (list, tuple, set, frozenset):
-        return all(ok(x) for x in v)
-    if type(v) is dict:
-        return all(ok(k) and ok(x) for k, x in v.items())
+    todo, seen, n = [v], set(), 0
+    while todo:
+        x = todo.pop()
+        n += 1
+        if n > PLAIN_KINDS_BUDGET or not ok(x):
+            return False
+        if type(x) in (list, tuple, set, frozenset, dict) and id(x) not in seen:
+            seen.add(id(x))
+            todo.extend(x.keys() if type(x) is dict else x)
+            if type(x) is dict:
+                todo.extend(x.values())
     return True
 
 
