@@ -225,12 +225,8 @@ class Harness:
         the harness's code when its bytecode or constants differ. instances: as for _take_state
         (a workload's samples compare its own run's objects: every workload's are compared after
         its last sample, TrustedRun.measure)."""
-        now = self._take_state(instances)
         was = self.state if instances is None else self._state_of(instances)
-        changed = sorted("%s.%s" % key for key in set(was) | set(now) if now.get(key) != was.get(key))
-        if self._code_digest() != self.code_digest:
-            changed.insert(0, "the bytecode or constants of its own functions")
-        return changed
+        return _differing(was, self._take_state(instances), self.code_digest, self._code_digest())
 
     def pinned(self):
         """What the audit hook keeps in its closure when it is armed, before the candidate exists:
@@ -324,11 +320,16 @@ def _changed_since_pinned(pinned):
     if pinned is None:
         return []
     harness, state, snap, code, take_state, take, code_digest, is_critical = pinned
-    now = {k: v for k, v in take_state(harness).items() if k[0] not in CLOSED_BEFORE_RESULT}
-    changed = sorted("%s.%s" % key for key in set(state) | set(now) if now.get(key) != state.get(key))
-    now = {k: v for k, v in take(harness).items() if is_critical(harness, k)}
-    changed += sorted("%s.%s" % key for key in set(snap) | set(now) if now.get(key) != snap.get(key))
-    if code_digest(harness) != code:
+    return (_differing(state, {k: v for k, v in take_state(harness).items() if k[0] not in CLOSED_BEFORE_RESULT},
+                       code, code_digest(harness)) +
+            _differing(snap, {k: v for k, v in take(harness).items() if is_critical(harness, k)}))
+
+
+def _differing(was, now, code_was=None, code_now=None):
+    """'object.attribute' for each key of two snapshots whose value differs, added or removed;
+    first, the harness's code when its two digests (given) differ."""
+    changed = sorted("%s.%s" % key for key in set(was) | set(now) if now.get(key) != was.get(key))
+    if code_was != code_now:
         changed.insert(0, "the bytecode or constants of its own functions")
     return changed
 

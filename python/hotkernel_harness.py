@@ -990,7 +990,7 @@ class TrustedRun:
                 clocks = _plain(self.sample_clocks)
                 if type(clocks) is list and any(c is not None for c in clocks):
                     res["sample_sm_clock_mhz"] = clocks[:len(samples)]
-                failures += tuple(timed_fail)
+                failures += timed_fail  # a tuple, as every timer returns it
         except hk.StageError as e:
             res["status"] = "error"
             res["reason"] = "%s: %s" % (e.stage, e)
@@ -1302,7 +1302,7 @@ class TrustedRun:
                 break
         if cuda and not fails:
             self._cross_check_host(fn, samples)
-        return list(samples), ("cuda_events" if cuda else "cpu"), None, list(fails)
+        return list(samples), ("cuda_events" if cuda else "cpu"), None, fails
 
     def _eager_sample(self, fn, order, timed, spot_odds, hold, cuda):
         """One sample's calls, back to back, each timed on its own (CUDA events, or perf_counter):
@@ -1643,7 +1643,7 @@ class TrustedRun:
                             "young_gc": young_s, "state_checks": self._state_check_s, "clock_records": records_s,
                             "clock_probes": probe_s})
         if clock is None:
-            return samples, "cuda_graph", note, list(fails)
+            return samples, "cuda_graph", note, fails
         graph_ms = self._ramp_ms(ramps, s.calls)
         self.timer_detail = {"graph_ms": graph_ms, "kernel_time_rule": "+".join(sorted(rules)),
                              "gpu_ops_per_call": (round(min(records) / float(s.calls), 3) if records else None)}
@@ -1655,7 +1655,7 @@ class TrustedRun:
                 self.tampered = ("the timed graph takes %.4g ms a call on CUDA events but its kernels and copies only "
                                  "%.4g ms on CUPTI's records: the call does work CUPTI does not see (host nodes?) or "
                                  "its records were filtered; time it with timer: cuda_graph in TARGET" % (graph_ms, ms))
-        return samples, "cupti", note, list(fails)
+        return samples, "cupti", note, fails
 
     def _first_clocked_replay(self, graph):
         """One replay with CUPTI on, untimed (its first replay of a graph costs ~8 ms): (clock, None)
