@@ -218,6 +218,20 @@ def _runs_text(res):
                     if isinstance(r.get("ms"), (int, float)))
 
 
+def fastest_run_ratio(res):
+    """The fastest baseline run's time over the fastest candidate run's: load on a shared machine
+    only makes runs slower, so a ratio that every run carries (a faked clock, a slowed baseline)
+    shows here while one slow run of an honest A/A pair does not."""
+    fastest = {}
+    for r in res.get("runs", []):
+        if isinstance(r.get("ms"), (int, float)) and r["ms"] > 0:
+            role = r.get("role")
+            fastest[role] = min(fastest.get(role, r["ms"]), r["ms"])
+    if "baseline" not in fastest or "candidate" not in fastest:
+        return None
+    return fastest["baseline"] / fastest["candidate"]
+
+
 def fake_ms_of(body_path):
     text = Path(body_path).read_text()
     for node in ast.parse(text).body:

@@ -56,12 +56,15 @@ def _verify(pair, body):
 def _honest_verify_unreached(pair):
     """A later verify of the untouched pair: it runs, and is no clean `faster` by REACHED_RATIO
     (the ratio alone is not enough: two pairs of a tiny CPU gelu on a loaded 2-core machine were
-    seen at 1.8x, called inconclusive, and at 1.56x called faster; what the cheats plant makes the baseline 3x slower)."""
+    seen at 1.8x, called inconclusive, and at 1.56x called faster, and one at 2.06x over its means;
+    what the cheats plant makes every baseline run 3x slower, so the fastest runs carry it too)."""
     rc, res, err = _verify(pair, harness.HONEST / "blank.py")
     assert res is not None, "the later honest verify failed (%d): %s" % (rc, err[-1500:])
     ratio = res["baseline"]["mean_ms"] / res["candidate"]["mean_ms"]
-    assert not (res.get("verdict") == "faster" and ratio >= REACHED_RATIO), (
-        "a later honest verify read the baseline %.2fx slower (verdict %s)" % (ratio, res.get("verdict")))
+    fastest = harness.fastest_run_ratio(res)
+    assert not (res.get("verdict") == "faster" and ratio >= REACHED_RATIO and (fastest or 0) >= REACHED_RATIO), (
+        "a later honest verify read the baseline %.2fx slower, %.2fx over the fastest runs (verdict %s): %s"
+        % (ratio, fastest or 0, res.get("verdict"), harness._runs_text(res)))
 
 
 def _hotkernels_record(root, rel, data):

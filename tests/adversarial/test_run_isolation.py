@@ -78,6 +78,12 @@ def _gained(res):
     return res.get("verdict") == "faster" and not res.get("flags") and _speedup(res) >= GAIN
 
 
+def _later_gained(res):
+    """An honest, untouched pair read faster by GAIN over its means and its fastest runs too: a
+    planted cache slows every baseline run; load on a 2-core machine slows some."""
+    return _gained(res) and (harness.fastest_run_ratio(res) or 0) >= GAIN
+
+
 def _reasons(res):
     return list(res.get("reasons", [])) + [(r.get("line") or {}).get("reason") or "" for r in res.get("runs", [])]
 
@@ -92,7 +98,7 @@ def test_a_planted_bytecode_cache_is_removed_and_never_loaded(home):
     rc, later, err = harness.verify(py, base, blank, n=2, flags=UNSANDBOXED)
     assert later is not None, err
     assert not _gained(res), "the planted contract slowed the baseline: %s" % harness._runs_text(res)
-    assert not _gained(later), "a later honest verify read faster: %s" % harness._runs_text(later)
+    assert not _later_gained(later), "a later honest verify read faster: %s" % harness._runs_text(later)
     assert "python_cache_tampered" in _ids(res, "warnings"), res.get("warnings")
     py_dir = Path(res["harness"]["contract_path"]).parent
     assert sorted(p.name for p in py_dir.iterdir()) == sorted(p.name for p in py_dir.glob("hotkernel_*.py"))
