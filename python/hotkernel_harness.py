@@ -299,6 +299,7 @@ class TrustedRun:
         # The check function and its settings, taken now: patching the module later changes nothing.
         self._check_fn = hk.check
         self._quick_fn = hk.check_quick  # the many outputs of timed calls
+        self._screen_fn, self._read_back, self._screen_read = hk.screen_queue, hk.read_back, hk.screen_read
         self._check_args = (target.dtype_name, s.expected, target.rtol, target.atol)
         self._as_outputs = hk.as_outputs
         self._equal = torch.equal
@@ -346,6 +347,9 @@ class TrustedRun:
                     for out in (snap, one(wrong)):
                         self.check(out, one(refs))
                         self.check_quick(out, one(refs))
+                        # a GPU sample's batched screens and equalities (_screened_outputs)
+                        self._read_back((self._screen_fn(out, one(refs), *self._check_args) or [])
+                                        + (self._equal_queued(out, snap) or []))
                     if s.is_cuda:
                         self.fresh_values()
         except Exception:
@@ -494,12 +498,23 @@ class TrustedRun:
         return self.hk.reference_outputs(self.target, src_set, s.baseline_fn, s.reference_fn)
 
     def inputs_intact(self, sets):
-        same = self.torch.equal if self.session.is_cuda else self._same_words
+        """Whether the timed inputs still equal the harness's copies of them (a kernel must not
+        write its inputs). On a GPU every comparison is queued and read back at once (a rotated
+        target has a set a call: one synchronisation, not one an input)."""
+        if not self.session.is_cuda:
+            for dst, src in zip(self.session.timed_sets, sets):
+                for d, x in zip(dst, src):
+                    if not self._same_words(d, x):
+                        return False
+            return True
+        queued = []
         for dst, src in zip(self.session.timed_sets, sets):
             for d, x in zip(dst, src):
-                if not same(d, x):
+                got = self._equal_queued(d, x)
+                if got is None:
                     return False
-        return True
+                queued += got
+        return all(v == 1.0 for v in self._read_back(queued))
 
     def _same_words(self, a, b):
         """Whether two CPU tensors hold the same bits: compared as 64-bit words where both are
@@ -1126,6 +1141,9 @@ class TrustedRun:
         # sample's end and its checks (a finalizer of an object the harness drops), and undo what it
         # changed once they are done (picked_del_loosen.py).
         self._state_intact(self.watched_as)
+        if picked is None and refs is None and self.session.is_cuda:
+            bad = self._screened_outputs(outs, idx, drawn, label)
+            return bad or self._same_memory(idx, outs if same_memory is None else same_memory, label)
         k = self.session.k
         ref_si, ref = None, None  # one reference at a time: with rotation each call has its own set
         draws = {}  # the inputs the round's sets share, drawn once
@@ -1148,9 +1166,83 @@ class TrustedRun:
             if not c["ok"]:
                 return "%s, call %d: %s" % (label, j + 1, c["reason"])
             passed.setdefault(si, out)
-        # Two calls returning the same memory: a cached result returned twice.
+        return self._same_memory(idx, outs if same_memory is None else same_memory, label)
+
+    def _screened_outputs(self, outs, idx, drawn, label):
+        """_check_outputs on a GPU: every held output's screen (or its equality to an earlier
+        output of the same set) queued on the device and read back at once, one synchronisation
+        for all where each call cost two; the outputs that do not pass it are then checked in full
+        (check()), in call order. Decides as one check_quick a call would: an output passes on
+        the screen, on check(), or equal in value to an output of its set that passed (NaN
+        unequal to everything). One reference on the device at a time, as before: the screens'
+        kernels are queued in stream order, so a reference's memory is reused after them."""
+        torch, k = self.torch, self.session.k
+        values = []  # 0-d device tensors, read back together
+        entries = []  # (call index, output, set index, "screen" | "same" | "full", first value, count, first of set)
+        first = {}  # set index -> the entry of the set's first screened output
+        ref_si, ref, draws = None, None, {}
+        for j, out in zip(idx, outs):
+            si = j % k
+            if si in first:
+                eq = self._equal_queued(out, entries[first[si]][1])
+                if eq is not None:
+                    entries.append((j, out, si, "same", len(values), len(eq), first[si]))
+                    values += eq
+                    continue
+            if si != ref_si:
+                ref_si, ref = si, None  # the old reference freed before the next is computed
+                ref = self._ref_of(drawn, si, None, draws)
+            got = self._screen_fn(out, ref, *self._check_args)
+            if got is None:
+                entries.append((j, out, si, "full", 0, 0, None))
+                continue
+            first.setdefault(si, len(entries))
+            entries.append((j, out, si, "screen", len(values), len(got), None))
+            values += got
+        del ref
+        read = self._read_back(values)
+        passed = []
+        for j, out, si, how, a, n, of in entries:
+            if how == "screen":
+                passed.append(self._screen_read(read[a:a + n]))
+            elif how == "same":
+                passed.append(passed[of] and all(v == 1.0 for v in read[a:a + n]))
+            else:
+                passed.append(False)
+        ref_si, ref, draws = None, None, {}
+        for (j, out, si, _, _, _, _), ok in zip(entries, passed):
+            if ok:
+                continue
+            if si != ref_si:
+                ref_si, ref = si, None
+                ref = self._ref_of(drawn, si, None, draws)
+            c = self.check(out, ref)
+            if not c["ok"]:
+                return "%s, call %d: %s" % (label, j + 1, c["reason"])
+        return None
+
+    def _equal_queued(self, out, good):
+        """Whether `out` equals `good` tensor by tensor, queued on the device: 0-d fp32 tensors,
+        1.0 where equal in every element (NaN unequal), or None where they differ in type, shape,
+        dtype or device (an output then gets its own screen). torch.eq is a function and the
+        tensors it returns are the harness's own: an attribute set on the candidate's output
+        shadows nothing here."""
+        torch = self.torch
+        a, b = self._as_outputs(out), self._as_outputs(good)
+        if a is None or b is None or len(a) != len(b):
+            return None
+        got = []
+        for x, y in zip(a, b):
+            if (type(x) is not torch.Tensor or type(y) is not torch.Tensor or x.shape != y.shape
+                    or x.dtype != y.dtype or x.device != y.device):
+                return None
+            got.append(torch.eq(x, y).all().float())
+        return got
+
+    def _same_memory(self, idx, outs, label):
+        """Two calls returning the same memory: a cached result returned twice."""
         ptrs = {}
-        for j, out in zip(idx, outs if same_memory is None else same_memory):
+        for j, out in zip(idx, outs):
             for o in self.hk.as_outputs(out) or []:
                 p = o.data_ptr()
                 if p in ptrs and ptrs[p] != j:

@@ -76,7 +76,12 @@ def main():
             tr.target.shape[0] if isinstance(tr.target.shape, (list, tuple)) else -1, res.get("status"),
             time.perf_counter() - t1, res.get("calls_per_sample"), {k: round(v, 4) for k, v in tr.phases.items()}))
     out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
+    stats = pstats.Stats(prof, stream=out)
+    stats.sort_stats("tottime").print_stats(args.top)
+    # The harness's own steps by their whole time, and which of them wait on the GPU (a
+    # synchronisation or a host read waits for every kernel queued before it).
+    stats.sort_stats("cumulative").print_stats("hotkernel_", args.top)
+    stats.print_callers(r"_cuda_synchronize|tolist|_screen_passes|torch.equal|_cuda_sleep")
     print(out.getvalue())
     run = truns[-1]
     tables = list(run._dispatch_tables)

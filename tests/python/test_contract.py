@@ -418,6 +418,50 @@ print("OK")
 """, gelu)
 
 
+def test_a_gpu_samples_held_outputs_are_screened_with_one_read(py, gelu):
+    # A checked graph replay's held outputs (runner._screened_outputs: a GPU's path, run here on
+    # CPU tensors): every screen, and every output's equality to the first of its set, queued and
+    # read back at once; what does not pass is checked in full. It decides as the check of one
+    # output at a time does, naming the same call and reason.
+    py_snippet(py, """
+import sys
+sys.path.insert(0, %r)
+import torch, hotkernel_contract as hk, hotkernel_harness as runner
+for rotate in (["x"], []):  # a set a call (the screens), one set for all (equalities to the first)
+    t = hk.Target({"name": "t", "from": "torch:mul", "shape": "8x16", "extra": {"w": "16"},
+                   "rotate": rotate, "device": "cpu", "dtype": "fp32"})
+    run = runner.TrustedRun(hk, torch, t, 1234)
+    k = run.session.k
+    assert (k > 1) == bool(rotate), k
+    reads = []
+    read = run._read_back
+    run._read_back = lambda v: reads.append(len(v)) or read(v)
+    n = 6
+    idx = list(range(n))
+    sets, seeds = run.fresh_round()
+    good = [torch.mul(*sets[j %% k]) for j in idx]
+    def both(outs):
+        one_by_one = run._check_outputs(outs, idx, (seeds, None), "replay", picked=set(idx))
+        del reads[:]
+        batched = run._screened_outputs(outs, idx, (seeds, None), "replay")
+        assert reads == [reads[0]] and reads[0] > 0, reads  # one read back for every output
+        assert batched == one_by_one, (batched, one_by_one)
+        return batched
+    assert both(good) is None
+    for j, bad in ((3, lambda o: o.add(1.0)), (0, lambda o: o.mul(0.0)), (5, lambda o: o.to(torch.float16)),
+                   (2, lambda o: torch.full_like(o, float("nan")))):
+        outs = list(good)
+        outs[j] = bad(outs[j])
+        got = both(outs)
+        assert got is not None and got.startswith("replay, call %%d:" %% (j + 1)), (rotate, j, got)
+    # the first output of a set wrong, the later ones right: each is still judged on its own
+    outs = list(good)
+    outs[0] = outs[0].add(1.0)
+    assert both(outs).startswith("replay, call 1:")
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
 def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
     # The harness on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
     # least a quarter) checked, picked after the sample, plus the spot checks. An honest kernel

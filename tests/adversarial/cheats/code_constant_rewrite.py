@@ -1,4 +1,4 @@
-# Cheat: through a raw pointer (a ctypes Union of an int and a pointer: writing through it raises no audit event), point the slot of the constant 1.0 in the co_consts of hotkernel_contract._screen_passes at a float 1e30, so every finite output passes check_quick's screen; the check call and the warm-up get gelu, the timed calls return zeros. The code object keeps its id, which is what the patch check compared: a clean 2.5-2.9x on the CPU, zeros passed as correct. The harness now digests its own code (bytecode, constants, names) by value at every sample and at the end.
+# Cheat: through a raw pointer (a ctypes Union of an int and a pointer: writing through it raises no audit event), point the slot of the constant 1.0 in the co_consts of hotkernel_contract.screen_read at a float 1e30, so every finite output passes check_quick's screen; the check call and the warm-up get gelu, the timed calls return zeros. The code object keeps its id, which is what the patch check compared: a clean 2.5-2.9x on the CPU, zeros passed as correct. The harness now digests its own code (bytecode, constants, names) by value at every sample and at the end.
 NEEDS_CUDA = False
 BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"  # invalid: the harness's own code changed
@@ -18,7 +18,7 @@ _st = {"done": False, "frame": None, "timed": False}
 
 
 def _loosen():
-    c = sys.modules["hotkernel_contract"]._screen_passes.__code__
+    c = sys.modules["hotkernel_contract"].screen_read.__code__
     for i, k in enumerate(c.co_consts):
         if type(k) is float and k == 1.0:
             # the 1.0 is shared with the module's WARMUP_MAX_S (one constant a compile): point the
