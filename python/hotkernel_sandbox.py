@@ -8,7 +8,7 @@ inherited across fork and exec and cannot be lifted):
   writing, creating, removing, renaming and truncating only beneath the run's scratch folder and
   the role's compiler caches (handed in by hotkernel), plus writing the character devices a run
   opens read-write (/dev/null, /dev/zero, /dev/full, the NVIDIA devices) and the process's own
-  /proc/<pid> entries (cuInit writes there). Everything else, the
+  /proc/<pid> entries (cuInit writes there; PROC_GRANT). Everything else, the
   target's folder, the user site directory, every __pycache__ and hotkernel's cache included, is
   read-only. LANDLOCK_ACCESS_FS_IOCTL_DEV is not handled, so the CUDA driver's ioctls still work.
 - On Landlock ABI >= 6: signals and abstract Unix sockets scoped to the run (no signal to the
@@ -377,14 +377,26 @@ def _threads():
         return None
 
 
-def apply(scratch, caches, no_landlock=False):
+# The part of the process's own /proc entries a run may write (PROC_GRANTS names each choice).
+# The CUDA driver's initialisation writes there (cuInit failed with error 304 on an H200 with
+# none). "task", its threads' entries only, would leave the process's own (autogroup,
+# oom_score_adj, timerslack_ns) read-only, where through autogroup a run can lower the priority of
+# every later run of its fork server (the server puts it back and voids the run,
+# cheats/autogroup_nice.py); it becomes the default once bench/probes/sandbox_proc_probe.py has
+# shown on a GPU that CUDA, CUPTI and Triton work under it.
+PROC_GRANTS = {"task": "/proc/%d/task", "process": "/proc/%d", "none": None}
+PROC_GRANT = "process"
+
+
+def apply(scratch, caches, no_landlock=False, proc_grant=PROC_GRANT):
     """Applies the sandbox to this process; returns the record of what is in force:
     {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
     "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...}, "capabilities",
     "sysv_ipc": SYSV_IPC_DENIED or why not, "process_group": GROUP_KEPT or why not,
     "process_memory": MEMORY_DENIED or why not, "namespaces": NAMESPACES_DENIED or why not,
     "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
-    scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders."""
+    scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders;
+    proc_grant: which of the process's own /proc entries may be written (PROC_GRANTS)."""
     rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
            "no_new_privs": False}
     libc = _libc()
@@ -415,16 +427,17 @@ def apply(scratch, caches, no_landlock=False):
     if not scratch or scratch not in writable:
         rec["error"] = "no scratch folder was handed in (%r)" % (scratch,)
         return rec
-    # The process's own /proc entries: the CUDA driver's initialisation writes there (cuInit
-    # fails with error 304 on an H200 without it); they act on this process only.
-    own_proc = "/proc/%d" % os.getpid()
+    # The process's own /proc entries the CUDA driver's initialisation writes (PROC_GRANT).
+    own_proc = PROC_GRANTS[proc_grant] % os.getpid() if PROC_GRANTS[proc_grant] else None
+    granted = own_proc is not None and os.path.isdir(own_proc)
     try:
-        scoped = _landlock(libc, abi, writable + ([own_proc] if os.path.isdir(own_proc) else []))
+        scoped = _landlock(libc, abi, writable + ([own_proc] if granted else []))
     except OSError as e:
         rec["error"] = "Landlock could not be applied: %s" % e
         return rec
     rec["fs"] = FS_CONFINED
-    rec["writable"] = ["scratch"] + (["compiler_caches"] if len(writable) > 1 else []) + ["devices", "own_proc"]
+    rec["writable"] = (["scratch"] + (["compiler_caches"] if len(writable) > 1 else []) + ["devices"]
+                       + (["own_proc_threads" if proc_grant == "task" else "own_proc"] if granted else []))
     rec["signals"] = "scoped" if scoped & _SCOPE_SIGNAL else "none"
     rec["abstract_unix_sockets"] = "scoped" if scoped & _SCOPE_ABSTRACT_UNIX_SOCKET else "none"
     return rec

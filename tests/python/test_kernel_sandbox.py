@@ -17,7 +17,8 @@ import json, os, signal, subprocess, sys
 sys.path.insert(0, %(python)r)
 import hotkernel_sandbox as sb
 scratch, cache, outside, target_dir = sys.argv[1:5]
-rec = sb.apply(scratch, [cache], no_landlock=sb.read_test_switch())
+rec = sb.apply(scratch, [cache], no_landlock=sb.read_test_switch(),
+               proc_grant=os.environ.get("HK_TEST_PROC_GRANT", sb.PROC_GRANT))
 sb.point_temp_at(scratch)
 out = {"record": rec, "refusal": sb.refusal(rec)}
 def attempt(name, fn):
@@ -35,7 +36,15 @@ attempt("outside", lambda: write(os.path.join(outside, "c")))
 attempt("target_file", lambda: write(os.path.join(target_dir, "kernel.py")))
 attempt("pycache", lambda: os.mkdir(os.path.join(target_dir, "__pycache__")))
 attempt("devnull", lambda: write(os.devnull))
-attempt("own_proc", lambda: write("/proc/self/comm"))  # the CUDA driver's cuInit writes its own /proc entries
+def open_to_write(p):  # Landlock decides at open: nothing is written
+    if not os.path.exists(p):
+        out[p] = "absent"
+        return
+    os.close(os.open(p, os.O_WRONLY))
+import threading
+attempt("own_threads", lambda: open_to_write("/proc/self/task/%%d/comm" %% threading.get_native_id()))  # CUDA names its threads there
+attempt("own_comm", lambda: open_to_write("/proc/self/comm"))
+attempt("own_autogroup", lambda: open_to_write("/proc/self/autogroup"))
 attempt("signal_parent", lambda: os.kill(os.getppid(), 0))
 import tempfile
 out["tempfile"] = tempfile.mkdtemp()
@@ -145,14 +154,24 @@ needs_landlock = pytest.mark.skipif(_abi() < 1, reason="this kernel has no Landl
 
 
 @needs_landlock
-def test_writes_only_in_scratch_and_caches(tmp_path):
-    out, dirs = _run(tmp_path)
+@pytest.mark.parametrize("grant", ["default", "task"])
+def test_writes_only_in_scratch_and_caches(tmp_path, grant):
+    out, dirs = _run(tmp_path, {"HK_TEST_PROC_GRANT": grant} if grant != "default" else None)
     rec = out["record"]
     assert rec["fs"] == "read-only outside scratch" and rec["landlock_abi"] >= 1, rec
     assert rec["no_new_privs"] is True
     assert out["refusal"] is None
     assert out["scratch"] == "allowed" and out["cache"] == "allowed" and out["devnull"] == "allowed"
-    assert out["own_proc"] == "allowed" and "own_proc" in rec["writable"]
+    # The CUDA driver's initialisation writes the process's /proc entries: its threads' at least
+    # (PROC_GRANT, bench/probes/sandbox_proc_probe.py). "task" leaves the process's own
+    # read-only: autogroup, the priority every later run of the fork server inherits.
+    assert out["own_threads"] == "allowed", out["own_threads"]
+    if grant == "task":
+        assert "own_proc_threads" in rec["writable"], rec
+        assert out["own_comm"] == "denied: Permission denied", out["own_comm"]
+        assert out["own_autogroup"] == "denied: Permission denied" or out.get("/proc/self/autogroup") == "absent", out
+    else:
+        assert "own_proc" in rec["writable"] and out["own_comm"] == "allowed", (rec, out["own_comm"])
     for k in ("outside", "target_file", "pycache"):
         assert out[k].startswith("denied"), (k, out[k])
     assert out["child_write"] == "denied"  # inherited across fork and exec
