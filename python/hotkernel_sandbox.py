@@ -240,8 +240,13 @@ GROUP_KEPT = "kept (setsid and setpgid do nothing)"
 # process_vm_writev, pidfd_getfd. A write through process_vm_writev on the run's own pid raises
 # no audit event: it rewrote time.perf_counter's C function behind the harness's saved reference
 # (cheats/process_vm_clock.py). No honest kernel calls them.
-_MEMORY_CALLS = {"x86_64": (101, 310, 311, 438), "aarch64": (117, 270, 271, 438)}
-MEMORY_DENIED = "denied (ptrace, process_vm_readv, process_vm_writev, pidfd_getfd)"
+# And userfaultfd: outputs in memory whose pages are filled on their first read, by a thread of
+# the candidate's, return at once and are computed only when the checks read them, in time no call
+# reports (a red team's candidate read 20x with every check passed; test_kernel_sandbox.py).
+# /dev/userfaultfd makes one too: Landlock keeps it
+# read-only, and a userfaultfd needs it read-write.
+_MEMORY_CALLS = {"x86_64": (101, 310, 311, 438, 323), "aarch64": (117, 270, 271, 438, 282)}
+MEMORY_DENIED = "denied (ptrace, process_vm_readv, process_vm_writev, pidfd_getfd, userfaultfd)"
 # Namespaces: unshare and setns, and a clone with a CLONE_NEW* flag. A child forked at import made
 # thousands of network namespaces whose cleanup, in the kernel's own threads when the run ended,
 # ran into the next run's time (no sweep or CPU count sees a kernel worker). No kernel needs one.
