@@ -77,7 +77,8 @@ class Primitives:
 class Harness:
     """Snapshot of everything a candidate could patch to fake a time or a check."""
 
-    def __init__(self, torch, contract, runner_module, reference_fns=(), instances=None, known_names=None):
+    def __init__(self, torch, contract, runner_module, reference_fns=(), instances=None, known_names=None,
+                 native=None):
         import builtins
         import math
         import statistics
@@ -152,6 +153,10 @@ class Harness:
         self._codes = tuple(c for _, c in sorted(codes.items()) if id(c) not in nested)
         self._dumps = marshal.dumps
         self.code_digest = self._code_digest()
+        # libtorch's kernel pointers below its dispatcher (native_stubs: the fork server's table,
+        # or read now): each one set now is pinned.
+        self.native = native_stubs() if native is None else native
+        self.native_pin = native_pin(self.native)
 
     def _code_digest(self):
         return self._dumps(self._codes, 2)
@@ -226,7 +231,8 @@ class Harness:
         (a workload's samples compare its own run's objects: every workload's are compared after
         its last sample, TrustedRun.measure)."""
         was = self.state if instances is None else self._state_of(instances)
-        return _differing(was, self._take_state(instances), self.code_digest, self._code_digest())
+        return (_differing(was, self._take_state(instances), self.code_digest, self._code_digest())
+                + native_changes(self.native, self.native_pin))
 
     def pinned(self):
         """What the audit hook keeps in its closure when it is armed, before the candidate exists:
@@ -238,7 +244,8 @@ class Harness:
         cls = type(self)
         return (self, {k: v for k, v in self.state.items() if k[0] not in CLOSED_BEFORE_RESULT},
                 {k: v for k, v in self.snap.items() if self._is_critical(k)},
-                self.code_digest, cls._take_state, cls._take, cls._code_digest, cls._is_critical)
+                self.code_digest, cls._take_state, cls._take, cls._code_digest, cls._is_critical,
+                self.native, self.native_pin, native_changes)
 
     def _is_critical(self, key):
         return key[0] in self.critical or key in self.critical_names
@@ -319,10 +326,98 @@ def _changed_since_pinned(pinned):
     nothing does, or nothing was pinned."""
     if pinned is None:
         return []
-    harness, state, snap, code, take_state, take, code_digest, is_critical = pinned
+    harness, state, snap, code, take_state, take, code_digest, is_critical, native, pin, native_differ = pinned
     return (_differing(state, {k: v for k, v in take_state(harness).items() if k[0] not in CLOSED_BEFORE_RESULT},
                        code, code_digest(harness)) +
-            _differing(snap, {k: v for k, v in take(harness).items() if is_critical(harness, k)}))
+            _differing(snap, {k: v for k, v in take(harness).items() if is_critical(harness, k)}) +
+            native_differ(native, pin))
+
+
+# libtorch's DispatchStubs (at::native::max_all_stub, sub_stub, ...): each op's CPU kernel
+# pointer, cached at its first call, and its CUDA one, set when libtorch_cuda loads, in objects
+# libtorch_cpu exports. A raw write through ctypes (no audit event) swapping max_all's pointer
+# for min_all's made every check's "worst element" its best, and a constant fill passed as gelu
+# (cheats/native_stub_swap.py); no Python object, code or dispatcher table changes. A pointer
+# set when the harness is set up (its own operators have run: TrustedRun._record_harness_ops) is
+# pinned; one still empty may be set later, by an operator's first call.
+_NATIVE_STUB = re.compile(rb"_ZN2at6native\d+(\w+?)_stubE\0")
+
+
+def native_stubs():
+    """(name, address, size) of each DispatchStub object libtorch_cpu exports, read from its ELF
+    dynamic symbols (~15-30 ms: the fork server's, once, for every run); () where there is none."""
+    import ctypes  # noqa: F401 (loaded for string_at by the harness anyway)
+    import mmap
+    import struct
+    libs = {}
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split()
+                if (len(parts) >= 6 and os.path.basename(parts[5]).startswith("libtorch_cpu")
+                        and int(parts[2], 16) == 0):
+                    libs.setdefault(parts[5], int(parts[0].split("-")[0], 16))
+    except (OSError, ValueError):
+        return ()
+    found = []
+    for path, base in libs.items():
+        try:
+            with open(path, "rb") as f:
+                m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ)
+        except (OSError, ValueError):
+            continue
+        try:
+            if m[:4] != b"\x7fELF" or m[4] != 2 or m[5] != 1:  # 64-bit little-endian only
+                continue
+            shoff, = struct.unpack_from("<Q", m, 0x28)
+            shentsize, shnum = struct.unpack_from("<HH", m, 0x3a)
+            secs = [struct.unpack_from("<IIQQQQIIQQ", m, shoff + shentsize * i) for i in range(shnum)]
+            for sec in secs:
+                if sec[1] != 11:  # SHT_DYNSYM
+                    continue
+                strs = secs[sec[6]]
+                s0 = strs[4]
+                names = {mo.start() - s0: mo.group(1).decode() for mo in _NATIVE_STUB.finditer(m, s0, s0 + strs[5])}
+                for nm, info, _, shndx, value, size in struct.iter_unpack("<IBBHQQ", m[sec[4]:sec[4] + sec[5]]):
+                    if nm in names and (info & 0xF) == 1 and shndx and 8 <= size <= 256 and size % 8 == 0:
+                        found.append(("at::native::%s_stub" % names[nm], base + value, size))
+        except (struct.error, IndexError, ValueError):
+            continue
+        finally:
+            m.close()
+    return tuple(sorted(found, key=lambda t: t[1]))
+
+
+def _native_bytes(native):
+    import ctypes
+    return b"".join(ctypes.string_at(addr, size) for _, addr, size in native)
+
+
+def native_pin(native):
+    """(mask, value): the words of the stubs' bytes set now, as one integer each, for
+    native_changes."""
+    data = _native_bytes(native)
+    mask = b"".join(b"\xff" * 8 if data[i:i + 8] != b"\0" * 8 else b"\0" * 8 for i in range(0, len(data), 8))
+    m = int.from_bytes(mask, "little")
+    return m, int.from_bytes(data, "little") & m
+
+
+def native_changes(native, pin):
+    """The stubs one of whose pinned pointers differs now ([] when none: ~0.1 ms)."""
+    if not native:
+        return []
+    mask, want = pin
+    data = _native_bytes(native)
+    if int.from_bytes(data, "little") & mask == want:
+        return []
+    changed, at = [], 0
+    for name, _, size in native:
+        part = slice(at * 8, (at + size) * 8)
+        m = (mask >> part.start) & ((1 << (size * 8)) - 1)
+        if (int.from_bytes(data[at:at + size], "little") & m) != ((want >> part.start) & m):
+            changed.append("%s (a kernel pointer of libtorch's, rewritten in memory)" % name)
+        at += size
+    return changed
 
 
 def _differing(was, now, code_was=None, code_now=None):

@@ -298,6 +298,8 @@ def _precompile():
             ns = {"__name__": "hotkernel_defences_preload"}
             exec(defences[0], ns)
             _COMPILED["torch_names"] = ns["torch_name_table"](list(_COMPILED.values()))
+            if "torch" in sys.modules:  # libtorch's kernel pointers' addresses: the same in every fork
+                _COMPILED["native_stubs"] = ns["native_stubs"]()
         except Exception:
             pass  # the run computes them itself
 

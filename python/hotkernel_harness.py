@@ -70,6 +70,7 @@ hotkernel_sandbox = ParentClockError = Release = None
 _PRECOMPILED = globals().pop("_HOTKERNEL_COMPILED", None) or {}
 # What the harness's patch check reads from each of those code objects (torch_name_table's answer).
 _KNOWN_TORCH_NAMES = _PRECOMPILED.pop("torch_names", None) or {}
+_NATIVE_STUBS = _PRECOMPILED.pop("native_stubs", None)  # the fork server's table (Harness: native)
 # The sha256 of the bytes this file was compiled from when the fork server ran its code.
 _RAN_SHA256 = globals().pop("_HOTKERNEL_RAN_SHA256", None)
 
@@ -2195,7 +2196,7 @@ def _run_released(args, inputs, release):
     watched.update({"release": release, "hotkernel_release.Release": type(release)})
     harness = Harness(torch, hk, runner_module,
                       [f for f in (sess.baseline_fn, sess.reference_fn, sess.derive_fn) if f is not None], watched,
-                      _KNOWN_TORCH_NAMES)
+                      _KNOWN_TORCH_NAMES, _NATIVE_STUBS)
     _KNOWN_TORCH_NAMES.clear()
     steps["harness"] = time.perf_counter() - t_prepared
     steps["previous_exit"] = _previous_runs_gone(getattr(args, "wait_pidfds", ()))

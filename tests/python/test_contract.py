@@ -645,3 +645,35 @@ with Passing():  # a mode active where the harness copies: tampering, no time sa
 assert took is None and "mode" in run.tampered, run.tampered
 print("OK")
 """, gelu)
+
+
+def test_libtorchs_kernel_pointers_are_pinned(py, gelu):
+    # Below torch's dispatcher, each op's kernel pointers sit in DispatchStub objects libtorch_cpu
+    # exports (hotkernel_defences.native_stubs): one set when the harness is set up is pinned, and
+    # a raw rewrite of it (min_all's pointers copied over max_all's made every check's worst
+    # element its best: cheats/native_stub_swap.py) is named; one first set by a later call is not.
+    py_snippet(py, """
+import ctypes, sys
+sys.path.insert(0, %r)
+import torch, hotkernel_defences as d
+stubs = d.native_stubs()
+by = {name: (addr, size) for name, addr, size in stubs}
+assert "at::native::max_all_stub" in by and "at::native::min_all_stub" in by, sorted(by)[:5]
+torch.ones(3).max(); torch.ones(3).min()  # each caches its CPU kernel
+pin = d.native_pin(stubs)
+assert d.native_changes(stubs, pin) == []
+x = torch.randn(32, 32)
+torch.fft.fft(x); torch.cumsum(x, 0); torch.topk(x, 3); torch.lerp(x, x, 0.5)  # first calls: stubs set now
+assert d.native_changes(stubs, pin) == []
+(mx, size), (mn, _) = by["at::native::max_all_stub"], by["at::native::min_all_stub"]
+was = ctypes.string_at(mx, size)
+ctypes.memmove(mx, mn, size)
+try:
+    assert float(torch.tensor([1.0, 5.0, 3.0]).max()) == 1.0  # the swap works: max is now min
+    got = d.native_changes(stubs, pin)
+finally:
+    ctypes.memmove(mx, was, size)
+assert [c.split(" ")[0] for c in got] == ["at::native::max_all_stub"], got
+assert d.native_changes(stubs, pin) == []
+print("OK")
+""" % str(ROOT / "python"), gelu)
