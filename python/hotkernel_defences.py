@@ -393,30 +393,65 @@ def _native_bytes(native):
     return b"".join(ctypes.string_at(addr, size) for _, addr, size in native)
 
 
+# The first bytes of the code each pinned pointer leads to: a jump written over a kernel's entry
+# (the page made writable with mprotect) leaves its pointer as it was.
+NATIVE_CODE_BYTES = 32
+
+
+def _exec_ranges():
+    ranges = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 2 and "x" in parts[1]:
+                    lo, hi = (int(v, 16) for v in parts[0].split("-"))
+                    ranges.append((lo, hi))
+    except (OSError, ValueError):
+        pass
+    return ranges
+
+
 def native_pin(native):
-    """(mask, value): the words of the stubs' bytes set now, as one integer each, for
-    native_changes."""
+    """What native_changes compares: (mask, value) of the words of the stubs' bytes set now, as
+    one integer each, and the first NATIVE_CODE_BYTES of the code each of those words points to
+    ((stub name, address) each, and their bytes), where it lies in an executable mapping."""
+    import ctypes
     data = _native_bytes(native)
     mask = b"".join(b"\xff" * 8 if data[i:i + 8] != b"\0" * 8 else b"\0" * 8 for i in range(0, len(data), 8))
     m = int.from_bytes(mask, "little")
-    return m, int.from_bytes(data, "little") & m
+    ranges, targets, at = _exec_ranges(), [], 0
+    for name, _, size in native:
+        for i in range(at, at + size, 8):
+            ptr = int.from_bytes(data[i:i + 8], "little")
+            if ptr and any(lo <= ptr and ptr + NATIVE_CODE_BYTES <= hi for lo, hi in ranges):
+                targets.append((name, ptr))
+        at += size
+    code = b"".join(ctypes.string_at(ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
+    return m, int.from_bytes(data, "little") & m, tuple(targets), code
 
 
 def native_changes(native, pin):
-    """The stubs one of whose pinned pointers differs now ([] when none: ~0.1 ms)."""
+    """The stubs one of whose pinned pointers, or the first bytes of the code one leads to,
+    differs now ([] when none: ~0.3 ms)."""
+    import ctypes
     if not native:
         return []
-    mask, want = pin
+    mask, want, targets, code = pin
     data = _native_bytes(native)
-    if int.from_bytes(data, "little") & mask == want:
-        return []
-    changed, at = [], 0
-    for name, _, size in native:
-        part = slice(at * 8, (at + size) * 8)
-        m = (mask >> part.start) & ((1 << (size * 8)) - 1)
-        if (int.from_bytes(data[at:at + size], "little") & m) != ((want >> part.start) & m):
-            changed.append("%s (a kernel pointer of libtorch's, rewritten in memory)" % name)
-        at += size
+    changed = []
+    if int.from_bytes(data, "little") & mask != want:
+        at = 0
+        for name, _, size in native:
+            m = (mask >> (at * 8)) & ((1 << (size * 8)) - 1)
+            if (int.from_bytes(data[at:at + size], "little") & m) != ((want >> (at * 8)) & m):
+                changed.append("%s (a kernel pointer of libtorch's, rewritten in memory)" % name)
+            at += size
+    now = b"".join(ctypes.string_at(ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
+    if now != code:
+        n = NATIVE_CODE_BYTES
+        changed += sorted({"%s (the code its kernel pointer leads to, rewritten in memory)" % name
+                           for i, (name, _) in enumerate(targets) if now[i * n:(i + 1) * n] != code[i * n:(i + 1) * n]})
     return changed
 
 
@@ -722,6 +757,16 @@ try:
     RAW_WRITES = {_ctypes._memmove_addr: "memmove", _ctypes._memset_addr: "memset"}
 except (ImportError, AttributeError):
     RAW_WRITES = {}
+
+
+# The C library's calls that make memory executable code lives in writable (or map over it): a red
+# team made the page of libtorch's max_all kernel writable with mprotect through ctypes and wrote
+# a jump to min_all's over its first bytes, so every check's worst element was its best (a clean
+# 2.1-2.8x on the CPU). Looked up by name through ctypes, they are an alarm: no honest kernel
+# calls them that way (torch's and Triton's own mappings are made in C). A call through an address
+# found otherwise raises no audit event (ctypes raises none for a foreign call): native_pin pins
+# the first bytes of the code each kernel pointer leads to, which such a write changes.
+MEMORY_MAP_CALLS = ("mprotect", "pkey_mprotect", "mmap", "mmap64", "mremap")
 
 
 # The C library's own symbol lookups: taken through ctypes, they hand the candidate any function of
@@ -1042,6 +1087,11 @@ def install_watch(nonce, result_fd, main_code):
         if event == "ctypes.call_function" and args and args[0] in RAW_WRITES:
             if not asker_is_harness():
                 note("ctypes_write", "wrote raw memory through ctypes (%s)" % RAW_WRITES[args[0]], True)
+            return
+        if event == "ctypes.dlsym" and args and type(args[-1]) is str and args[-1] in MEMORY_MAP_CALLS:
+            if not asker_is_harness():
+                note("memory_map", "looked up %s through ctypes: code in memory could be made writable and rewritten"
+                     % args[-1], True)
             return
         rule = SEEN.get(event)
         if rule is not None:

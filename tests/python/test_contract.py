@@ -675,5 +675,21 @@ finally:
     ctypes.memmove(mx, was, size)
 assert [c.split(" ")[0] for c in got] == ["at::native::max_all_stub"], got
 assert d.native_changes(stubs, pin) == []
+# a jump written over the entry of the kernel a pinned pointer leads to (its page made writable):
+# the pointer is as it was, the code is not
+kernel = int.from_bytes(ctypes.string_at(mx, 8), "little")
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+page = kernel & ~4095
+assert libc.mprotect(page, 8192, 7) == 0, ctypes.get_errno()
+entry = ctypes.string_at(kernel, 16)
+try:
+    ctypes.memmove(kernel, b"\\xcc" * 16, 16)
+    got = d.native_changes(stubs, pin)
+finally:
+    ctypes.memmove(kernel, entry, 16)
+    libc.mprotect(page, 8192, 5)
+assert any(c.startswith("at::native::max_all_stub (the code") for c in got), got
+assert d.native_changes(stubs, pin) == []
 print("OK")
 """ % str(ROOT / "python"), gelu)
