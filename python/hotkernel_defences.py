@@ -346,7 +346,6 @@ _NATIVE_STUB = re.compile(rb"_ZN2at6native\d+(\w+?)_stubE\0")
 def native_stubs():
     """(name, address, size) of each DispatchStub object libtorch_cpu exports, read from its ELF
     dynamic symbols (~15-30 ms: the fork server's, once, for every run); () where there is none."""
-    import ctypes  # noqa: F401 (loaded for string_at by the harness anyway)
     import mmap
     import struct
     libs = {}
@@ -393,6 +392,14 @@ def _native_bytes(native):
     return b"".join(ctypes.string_at(addr, size) for _, addr, size in native)
 
 
+def _native_spans(native):
+    """(name, offset, size) of each stub in _native_bytes's answer."""
+    at = 0
+    for name, _, size in native:
+        yield name, at, size
+        at += size
+
+
 # The first bytes of the code each pinned pointer leads to: a jump written over a kernel's entry
 # (the page made writable with mprotect) leaves its pointer as it was.
 NATIVE_CODE_BYTES = 32
@@ -420,13 +427,12 @@ def native_pin(native):
     data = _native_bytes(native)
     mask = b"".join(b"\xff" * 8 if data[i:i + 8] != b"\0" * 8 else b"\0" * 8 for i in range(0, len(data), 8))
     m = int.from_bytes(mask, "little")
-    ranges, targets, at = _exec_ranges(), [], 0
-    for name, _, size in native:
+    ranges, targets = _exec_ranges(), []
+    for name, at, size in _native_spans(native):
         for i in range(at, at + size, 8):
             ptr = int.from_bytes(data[i:i + 8], "little")
             if ptr and any(lo <= ptr and ptr + NATIVE_CODE_BYTES <= hi for lo, hi in ranges):
                 targets.append((name, ptr))
-        at += size
     code = b"".join(ctypes.string_at(ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
     return m, int.from_bytes(data, "little") & m, tuple(targets), code
 
@@ -438,15 +444,10 @@ def native_changes(native, pin):
     if not native:
         return []
     mask, want, targets, code = pin
-    data = _native_bytes(native)
-    changed = []
-    if int.from_bytes(data, "little") & mask != want:
-        at = 0
-        for name, _, size in native:
-            m = (mask >> (at * 8)) & ((1 << (size * 8)) - 1)
-            if (int.from_bytes(data[at:at + size], "little") & m) != ((want >> (at * 8)) & m):
-                changed.append("%s (a kernel pointer of libtorch's, rewritten in memory)" % name)
-            at += size
+    differ = (int.from_bytes(_native_bytes(native), "little") & mask) ^ want  # the pinned bits that changed
+    changed = ["%s (a kernel pointer of libtorch's, rewritten in memory)" % name
+               for name, at, size in _native_spans(native)
+               if differ and (differ >> (at * 8)) & ((1 << (size * 8)) - 1)]
     now = b"".join(ctypes.string_at(ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
     if now != code:
         n = NATIVE_CODE_BYTES

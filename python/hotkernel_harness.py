@@ -1177,7 +1177,7 @@ class TrustedRun:
         the screen, on check(), or equal in value to an output of its set that passed (NaN
         unequal to everything). One reference on the device at a time, as before: the screens'
         kernels are queued in stream order, so a reference's memory is reused after them."""
-        torch, k = self.torch, self.session.k
+        k = self.session.k
         values = []  # 0-d device tensors, read back together
         entries = []  # (call index, output, set index, "screen" | "same" | "full", first value, count, first of set)
         first = {}  # set index -> the entry of the set's first screened output
@@ -1228,17 +1228,21 @@ class TrustedRun:
         dtype or device (an output then gets its own screen). torch.eq is a function and the
         tensors it returns are the harness's own: an attribute set on the candidate's output
         shadows nothing here."""
+        pairs = self._tensor_pairs(out, good)
+        return None if pairs is None else [self.torch.eq(x, y).all().float() for x, y in pairs]
+
+    def _tensor_pairs(self, out, good):
+        """`out` and `good` tensor by tensor, [(x, y), ...], where both are plain tensors of one
+        shape, dtype and device each; None where they are not."""
         torch = self.torch
         a, b = self._as_outputs(out), self._as_outputs(good)
         if a is None or b is None or len(a) != len(b):
             return None
-        got = []
         for x, y in zip(a, b):
             if (type(x) is not torch.Tensor or type(y) is not torch.Tensor or x.shape != y.shape
                     or x.dtype != y.dtype or x.device != y.device):
                 return None
-            got.append(torch.eq(x, y).all().float())
-        return got
+        return list(zip(a, b))
 
     def _same_memory(self, idx, outs, label):
         """Two calls returning the same memory: a cached result returned twice."""
@@ -1278,18 +1282,8 @@ class TrustedRun:
     def _same_bits(self, out, good):
         """Whether `out` is, tensor by tensor, plain tensors equal in type, shape, dtype, device and
         every element to `good`, an output that passed the full check."""
-        torch = self.torch
-        a, b = self._as_outputs(out), self._as_outputs(good)
-        if a is None or b is None or len(a) != len(b):
-            return False
-        for x, y in zip(a, b):
-            if type(x) is not torch.Tensor or type(y) is not torch.Tensor:
-                return False
-            if x.shape != y.shape or x.dtype != y.dtype or x.device != y.device:
-                return False
-            if not self._equal(x, y):  # NaN != NaN, and `good` has none
-                return False
-        return True
+        pairs = self._tensor_pairs(out, good)
+        return pairs is not None and all(self._equal(x, y) for x, y in pairs)  # NaN != NaN, and `good` has none
 
     def _hold_index(self, calls):
         """Which calls' outputs to keep for checking (all, unless they would not fit)."""
