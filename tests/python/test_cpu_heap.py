@@ -1,0 +1,47 @@
+"""A CPU run's heap keeps its pages (the harness's _steady_heap): a sample's outputs, held until its
+checks and freed after them, must not leave the next sample's calls to fault their pages back in
+inside the timed window, whatever else the candidate keeps alive (docs/measurement.md, "A steady heap")."""
+import subprocess
+
+import pytest
+
+from conftest import INTERPRETERS, ROOT
+
+SCRIPT = r"""
+import resource, sys
+import torch
+sys.path.insert(0, sys.argv[1])
+if sys.argv[2] == "steady":
+    import hotkernel_harness
+    assert hotkernel_harness._steady_heap() == {"steady": True}
+faults = []
+for sample in range(4):
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    held = [torch.full((512, 512), 1.0) for _ in range(48)]  # a sample's outputs: 48 MiB, held
+    faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    del held  # freed after the sample's checks
+print(" ".join(map(str, faults)))
+"""
+
+
+def _faults(py, heap):
+    r = subprocess.run([py, "-c", SCRIPT, str(ROOT / "python"), heap], capture_output=True, text=True, timeout=120)
+    if "No module named 'torch'" in r.stderr:
+        pytest.skip("interpreter %s has no torch" % py)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return [int(n) for n in r.stdout.split()]
+
+
+@pytest.mark.parametrize("py", list(INTERPRETERS.values()), ids=list(INTERPRETERS))
+def test_a_samples_freed_outputs_keep_their_pages_for_the_next_sample(py):
+    import os
+    if not os.path.exists(py):
+        pytest.skip("interpreter %s is missing on this machine" % py)
+    pages = 48 * 512 * 512 * 4 // 4096
+    default, steady = _faults(py, "default"), _faults(py, "steady")
+    # glibc's own settings give the freed 48 MiB back (its blocks were mmap'd), and the next sample
+    # faults it all in again: what the steady heap is for (without it, the test shows nothing).
+    assert max(default[1:]) > pages // 2, default
+    # The steady heap faults the first sample's pages in once; later samples reuse them.
+    assert steady[0] > pages // 2, steady
+    assert max(steady[1:]) < pages // 20, steady
