@@ -2112,6 +2112,7 @@ def _take_secrets(args):
 # not, for the same code: a candidate that merely kept its last outputs alive (so the top stayed
 # in use) read 2x faster than its baseline, and whole verifies of identical work switched between
 # the two (bench/probes/heap_probe.py). The allocator's page faults are not the kernel's time.
+# Set for CPU runs only: a GPU run's timed work does not touch the heap (not measured there).
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
 
 
@@ -2142,7 +2143,6 @@ def run(args, inputs):
 
 def _run_released(args, inputs, release):
     t_start = time.perf_counter()
-    heap = _steady_heap()  # before any of the run's tensors exist
     import gc
     # A forked run starts with the fork server's ~200k objects (torch's import) unfrozen, as a fresh
     # interpreter's would be; the collection below would walk them all (~0.1 s, with copy-on-write
@@ -2182,6 +2182,11 @@ def _run_released(args, inputs, release):
         own_dict = hk.read_target_file(path) if tpath != path else base_dict
     except (hk.TargetError, SyntaxError, OSError) as e:
         return hk.error_result({"name": None}, role, hk.StageError("target", str(e)))
+    # Before any of the run's tensors exist. CPU runs only: a GPU's timed work is not on the heap.
+    try:
+        heap = _steady_heap() if hk.resolve_device(target.device) == "cpu" else None
+    except hk.StageError:  # no GPU for a cuda target: the preparation below says so
+        heap = None
     t_target = time.perf_counter()
     # Every workload's inputs and references are made now, before the candidate is imported; each
     # is then measured in turn in this one process (a workload is a shape, not a process start).
@@ -2277,7 +2282,8 @@ def _run_released(args, inputs, release):
     if _new_processes:
         box["new_processes"] = _new_processes[0]
     result["sandbox"] = box
-    result["heap"] = heap
+    if heap is not None:
+        result["heap"] = heap
     result["trusted"] = True
     diff = _target_diff(own_dict, base_dict)
     if diff:

@@ -1,6 +1,8 @@
 """A CPU run's heap keeps its pages (the harness's _steady_heap): a sample's outputs, held until its
 checks and freed after them, must not leave the next sample's calls to fault their pages back in
 inside the timed window, whatever else the candidate keeps alive (docs/measurement.md, "A steady heap")."""
+import json
+import os
 import subprocess
 
 import pytest
@@ -45,3 +47,18 @@ def test_a_samples_freed_outputs_keep_their_pages_for_the_next_sample(py):
     # The steady heap faults the first sample's pages in once; later samples reuse them.
     assert steady[0] > pages // 2, steady
     assert max(steady[1:]) < pages // 20, steady
+
+
+def test_a_cpu_runs_line_says_its_heap_was_steady(tmp_path):
+    from conftest import BIN
+    py = INTERPRETERS["torch1.13-debian"]
+    if not os.path.exists(py) or not BIN.exists():
+        pytest.skip("needs %s and the binary at %s" % (py, BIN))
+    subprocess.run([str(BIN), "--python", py, "--json", "new", "--from", "torch.nn.functional:gelu", "--shape", "64x64",
+                    "--dtype", "fp32", "--device", "cpu", "--name", "gelu", "--out-dir", str(tmp_path)],
+                   check=True, capture_output=True, timeout=300)
+    r = subprocess.run([str(BIN), "--python", py, "--json", "bench", str(tmp_path / "gelu_baseline.py"), "--n", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    runs = json.loads(r.stdout)["runs"]
+    assert runs and all(run["line"].get("heap") == {"steady": True} for run in runs), [run["line"].get("heap") for run in runs]
