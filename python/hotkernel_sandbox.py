@@ -21,9 +21,11 @@ inherited across fork and exec and cannot be lifted):
   message queue can be made or opened (EPERM), no process's memory or descriptors reached through
   ptrace, process_vm_readv/writev or pidfd_getfd (EPERM; its own either), no namespace made or
   entered (unshare, setns, a clone with a CLONE_NEW* flag: EPERM; clone3: ENOSYS, on which glibc
-  uses clone), and no syscall of another ABI (32-bit or x32) runs. Both outlive every process, and unlike shared memory (swept after each run: hotkernel
-  knows its maker) the kernel does not say who made them, so a run could count its runs or pass
-  word to a later one through them.
+  uses clone), no key in the kernel's key store (add_key, request_key, keyctl: EPERM), no
+  resource limit of another process read or set (prlimit64 of a pid but 0: EPERM), and no syscall
+  of another ABI (32-bit or x32) runs. Semaphores, message queues and keys outlive every process,
+  and unlike shared memory (swept after each run: hotkernel knows its maker) the kernel does not
+  say who made them, so a run could count its runs or pass word to a later one through them.
 
 landlock_restrict_self (and the capabilities' drop) binds the calling thread and the threads and
 processes it starts later; threads already running would keep their old rights. The harness
@@ -259,6 +261,18 @@ NAMESPACES_DENIED = "denied (unshare, setns, clone of a namespace)"
 _SPAWN_CALLS = {"x86_64": (57, 58, 56, 435), "aarch64": (None, None, 220, 435)}
 _CLONE_THREAD = 0x00010000
 NEW_PROCESSES_DENIED = "denied from the timed samples on"
+# The kernel's key store: add_key, request_key, keyctl. A key in the user's keyring outlives every
+# process and names no run: a red team's candidate kept a run counter there across verifies, each
+# with a fresh HOME, as SysV semaphores allowed before they were denied. No kernel needs one.
+_KEYRING_CALLS = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}
+KEYRING_DENIED = "denied (add_key, request_key, keyctl)"
+# prlimit64 on any process but the caller's own (pid 0, as glibc's getrlimit and setrlimit ask):
+# it needs no capability, only the same user, and no Landlock scope covers it. A red team's
+# candidate set the kept fork server's soft RLIMIT_CPU to 1 s, so the kernel killed it (and any
+# process of the user: another verify's runs, the CLI) with SIGXCPU, and its RLIMIT_NOFILE to 10,
+# so the next run could not be started. EPERM.
+_PRLIMIT = {"x86_64": 302, "aarch64": 261}
+LIMITS_OWN = "own only (prlimit64 of another process denied)"
 
 
 class _SockFilter(ctypes.Structure):
@@ -298,15 +312,18 @@ def _head(arch):
             ("label", "ours"), (_LD_W_ABS, 0, 0, 0), (_JGE_K, "deny", 0, _X32_BIT)]
 
 
-def _sysv_ipc_filter(arch, denied, ignored, clone, clone3):
+def _sysv_ipc_filter(arch, denied, ignored, clone, clone3, own_pid_only=()):
     """The BPF program: EPERM for each syscall in `denied` (semget, msgget, ...), x32 numbers and
-    any other ABI; 0 without running it for each in `ignored` (setsid, setpgid); EPERM for a clone
-    whose flags make a namespace, ENOSYS for clone3 (its flags are behind a pointer; glibc then
-    uses clone); the rest allowed."""
+    any other ABI; 0 without running it for each in `ignored` (setsid, setpgid); EPERM for each in
+    `own_pid_only` (prlimit64) whose first argument is a pid other than 0 (the caller); EPERM for a
+    clone whose flags make a namespace, ENOSYS for clone3 (its flags are behind a pointer; glibc
+    then uses clone); the rest allowed."""
     return _assemble(_head(arch) + [(_JEQ_K, "deny", 0, nr) for nr in denied] +
                      [(_JEQ_K, "ignore", 0, nr) for nr in ignored] +
+                     [(_JEQ_K, "own_pid", 0, nr) for nr in own_pid_only] +
                      [(_JEQ_K, "nosys", 0, clone3)] +
-                     _clone_flags(clone, "deny", "allow", _CLONE_NEW_NAMESPACES) +
+                     _clone_flags(clone, "deny", "allow", _CLONE_NEW_NAMESPACES,
+                                  extra=[("label", "own_pid"), (_LD_W_ABS, 0, 0, 16), (_JEQ_K, "allow", "deny", 0)]) +
                      [("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE)] + _NOSYS)
 
 
@@ -321,14 +338,14 @@ def _spawn_filter(arch, fork, vfork, clone, clone3):
         _clone_flags(clone, "allow", "deny", _CLONE_THREAD) + _NOSYS)
 
 
-def _clone_flags(clone, when_set, when_clear, flags):
+def _clone_flags(clone, when_set, when_clear, flags, extra=()):
     """The tail both filters share: any other syscall allowed; clone judged by its flags (args[0],
-    its low 32 bits) against `flags`, going to the label `when_set` or `when_clear`; the "allow"
-    and "deny" (EPERM) labels."""
+    its low 32 bits) against `flags`, going to the label `when_set` or `when_clear`; `extra` lines
+    (which may jump to the next two); the "allow" and "deny" (EPERM) labels."""
     return [(_JEQ_K, "clone", 0, clone),
             (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
             ("label", "clone"), (_LD_W_ABS, 0, 0, 16),
-            (_JSET_K, when_set, when_clear, flags),
+            (_JSET_K, when_set, when_clear, flags)] + list(extra) + [
             ("label", "allow"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW),
             ("label", "deny"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_EPERM)]
 
@@ -352,9 +369,10 @@ def _deny_sysv_ipc(libc):
         return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
     arch, semget, msgget, nr_seccomp = _SECCOMP_ARCH[machine]
     try:
-        _install(libc, _sysv_ipc_filter(arch, (semget, msgget) + _MEMORY_CALLS[machine] + _NAMESPACE_CALLS[machine],
-                                        _GROUP_CALLS[machine], clone=_SPAWN_CALLS[machine][2],
-                                        clone3=_SPAWN_CALLS[machine][3]), nr_seccomp)
+        _install(libc, _sysv_ipc_filter(arch, (semget, msgget) + _MEMORY_CALLS[machine] + _NAMESPACE_CALLS[machine]
+                                        + _KEYRING_CALLS[machine], _GROUP_CALLS[machine],
+                                        clone=_SPAWN_CALLS[machine][2], clone3=_SPAWN_CALLS[machine][3],
+                                        own_pid_only=(_PRLIMIT[machine],)), nr_seccomp)
     except OSError as e:
         return "seccomp failed: %s" % e.strerror
     return SYSV_IPC_DENIED
@@ -399,7 +417,7 @@ def apply(scratch, caches, no_landlock=False, proc_grant=PROC_GRANT):
     "none", "abstract_unix_sockets": ..., "no_new_privs": bool, "rlimits": {...}, "capabilities",
     "sysv_ipc": SYSV_IPC_DENIED or why not, "process_group": GROUP_KEPT or why not,
     "process_memory": MEMORY_DENIED or why not, "namespaces": NAMESPACES_DENIED or why not,
-    "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
+    "keyring": KEYRING_DENIED or why not, "limits": LIMITS_OWN or why not, "threads_before": N, "error": why (only when Landlock was there but could not be applied)}.
     scratch: the run's folder (TMPDIR points there); caches: the role's compiler cache folders;
     proc_grant: which of the process's own /proc entries may be written (PROC_GRANTS)."""
     rec = {"landlock_abi": 0, "fs": "none", "signals": "none", "abstract_unix_sockets": "none",
@@ -422,6 +440,8 @@ def apply(scratch, caches, no_landlock=False, proc_grant=PROC_GRANT):
     rec["process_group"] = GROUP_KEPT if rec["sysv_ipc"] == SYSV_IPC_DENIED else "not kept (%s)" % rec["sysv_ipc"]
     rec["process_memory"] = MEMORY_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
     rec["namespaces"] = NAMESPACES_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
+    rec["keyring"] = KEYRING_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
+    rec["limits"] = LIMITS_OWN if rec["sysv_ipc"] == SYSV_IPC_DENIED else "any process (%s)" % rec["sysv_ipc"]
     rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
     abi = 0 if no_landlock else landlock_abi(libc)
     rec["landlock_abi"] = abi

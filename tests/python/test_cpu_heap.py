@@ -16,6 +16,9 @@ sys.path.insert(0, sys.argv[1])
 if sys.argv[2] == "steady":
     import hotkernel_harness
     assert hotkernel_harness._steady_heap() == {"steady": True}
+else:  # every block of 64 KiB or more its own mapping, unmapped when freed: a heap that gives back
+    import ctypes
+    assert ctypes.CDLL(None).mallopt(-3, 65536)  # M_MMAP_THRESHOLD
 faults = []
 for sample in range(4):
     f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -40,10 +43,10 @@ def test_a_samples_freed_outputs_keep_their_pages_for_the_next_sample(py):
     if not os.path.exists(py):
         pytest.skip("interpreter %s is missing on this machine" % py)
     pages = 48 * 512 * 512 * 4 // 4096
-    default, steady = _faults(py, "default"), _faults(py, "steady")
-    # glibc's own settings give the freed 48 MiB back (its blocks were mmap'd), and the next sample
-    # faults it all in again: what the steady heap is for (without it, the test shows nothing).
-    assert max(default[1:]) > pages // 2, default
+    giving, steady = _faults(py, "giving_back"), _faults(py, "steady")
+    # A heap that gives the freed 48 MiB back has every later sample fault it all in again: the
+    # count sees it (glibc's own settings do so at times, by where its thresholds stand).
+    assert min(giving[1:]) > pages // 2, giving
     # The steady heap faults the first sample's pages in once; later samples reuse them.
     assert steady[0] > pages // 2, steady
     assert max(steady[1:]) < pages // 20, steady

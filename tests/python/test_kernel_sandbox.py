@@ -92,6 +92,23 @@ def userfaultfd():  # O_CLOEXEC | UFFD_USER_MODE_ONLY: the unprivileged kind
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
     os.close(fd)
 attempt("userfaultfd", userfaultfd)
+def keyring():  # add_key("user", ..., KEY_SPEC_PROCESS_KEYRING): a key the process's own keyring keeps
+    libc = ctypes.CDLL(None, use_errno=True)
+    nr = {"x86_64": 248, "aarch64": 217}.get(os.uname().machine, -1)
+    key = libc.syscall(nr, b"user", b"hk-test-sandbox", b"1", 1, -2)
+    if key < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+def limits_of(pid):  # prlimit64(pid, RLIMIT_NOFILE, NULL, &old): a read
+    libc = ctypes.CDLL(None, use_errno=True)
+    old = (ctypes.c_uint64 * 2)()
+    if libc.syscall({"x86_64": 302, "aarch64": 261}.get(os.uname().machine, -1), pid, 7, None, old) < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+attempt("keyring", keyring)
+attempt("own_limits", lambda: limits_of(0))
+attempt("parent_limits", lambda: limits_of(os.getppid()))
+attempt("own_limits_by_pid", lambda: limits_of(os.getpid()))
+import resource
+out["setrlimit"] = resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE)) is None
 attempt("process_vm_readv", lambda: own_memory("process_vm_readv"))
 attempt("process_vm_writev", lambda: own_memory("process_vm_writev"))
 def ptrace_peek():  # PTRACE_PEEKUSER of this process: EPERM under the filter, ESRCH without it
@@ -224,6 +241,20 @@ def test_no_process_memory_is_read_or_written_through_the_kernel(tmp_path):
     # Nor filled on its first read by a thread of the run's (outputs computed when the checks read
     # them: a red team's candidate read 20x with every check passed).
     assert out["userfaultfd"] == "denied: Operation not permitted", out["userfaultfd"]
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the seccomp filter knows x86_64 and aarch64")
+def test_no_key_is_kept_and_no_other_process_limits_are_reached(tmp_path):
+    # A key in the user's keyring outlived every verify (a run counter a red team kept there);
+    # prlimit64 on the fork server's pid set its RLIMIT_CPU to 1 s, and the kernel killed it.
+    out, _ = _run(tmp_path)
+    assert out["record"]["keyring"] == "denied (add_key, request_key, keyctl)", out["record"]
+    assert out["keyring"] == "denied: Operation not permitted", out["keyring"]
+    assert out["record"]["limits"] == "own only (prlimit64 of another process denied)", out["record"]
+    assert out["parent_limits"] == "denied: Operation not permitted", out["parent_limits"]
+    # The run's own limits, as glibc asks for them (pid 0), are read and set as before.
+    assert out["own_limits"] == "allowed" and out["setrlimit"] is True, out
+    assert out["own_limits_by_pid"] == "denied: Operation not permitted", out["own_limits_by_pid"]
 
 
 @pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="the seccomp filter knows x86_64 and aarch64")
