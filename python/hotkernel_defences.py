@@ -560,61 +560,80 @@ def _fingerprint(v, depth=0):
 
 
 class ThreadWatch:
-    """Counts threads and processes the candidate starts, by wrapping the start primitives."""
+    """Counts threads and processes the candidate starts, by wrapping the start primitives.
+
+    The wrappers are module attributes the candidate can read, and so are their closures: what
+    they hold is only what cannot be turned back. The watch itself is not among it: reached
+    through a wrapper's closure, it had the threads the process had before the import rebound to
+    include a helper's, whose CPU then went uncounted (cheats/thread_watch_closure.py). They count
+    every start on an itertools.count (it only goes up; the harness reads it before and after the
+    samples) and add each Python thread's OS id to a set. fingerprint() says what every wrapper,
+    its code and its closure hold, taken once before the import and compared after the samples."""
+
+    WRAPPED = (("_thread", "start_new_thread"), ("_thread", "start_joinable_thread"),
+               ("threading", "_start_new_thread"), ("threading", "_start_joinable_thread"),
+               ("os", "fork"), ("os", "posix_spawn"), ("os", "posix_spawnp"), ("_posixsubprocess", "fork_exec"),
+               ("subprocess", "_fork_exec"))
 
     def __init__(self):
         import _thread
+        import itertools
         import threading
-        self.started = 0
-        self.counting = False
         self._thread = _thread
         self.originals = {}
+        # Every start, whenever: the harness reads how many there were before and after the samples.
+        self._starts = starts = itertools.count()
         # The OS thread ids of every Python thread started from here on, however it was started
         # (threading, or _thread directly, which threading.enumerate() does not list).
-        self.native_ids = set()
-        watch = self
+        self.native_ids = native_ids = set()
         native_id = threading.get_native_id
+        count = next
 
         def wrap(orig):
             def start(*a, **k):
-                if watch.counting:
-                    watch.started += 1
+                count(starts)
                 return orig(*a, **k)
             return start
 
         def wrap_thread(orig):
             def start(function, *a, **k):
-                if watch.counting:
-                    watch.started += 1
+                count(starts)
 
                 def run(*fa, **fk):
-                    watch.native_ids.add(native_id())
+                    native_ids.add(native_id())
                     return function(*fa, **fk)
                 return orig(run, *a, **k)
             return start
 
-        for mod, name in ((_thread, "start_new_thread"), (_thread, "start_joinable_thread"),
-                          (threading, "_start_new_thread"), (threading, "_start_joinable_thread")):
+        for mod_name, name in self.WRAPPED:
+            mod = sys.modules.get(mod_name)
+            if mod is None:
+                try:
+                    mod = __import__(mod_name)
+                except ImportError:
+                    continue
             orig = getattr(mod, name, None)
             if orig is not None:
                 self.originals[(mod, name)] = orig
-                setattr(mod, name, wrap_thread(orig))
-        # Processes too: a helper process can do the work (or load the GPU) after the call returns.
-        try:
-            import _posixsubprocess
-        except ImportError:
-            _posixsubprocess = None
-        import subprocess
-        for mod, name in ((os, "fork"), (os, "posix_spawn"), (os, "posix_spawnp"), (_posixsubprocess, "fork_exec"),
-                          (subprocess, "_fork_exec")):
-            orig = getattr(mod, name, None) if mod is not None else None
-            if orig is not None:
-                self.originals[(mod, name)] = orig
-                setattr(mod, name, wrap(orig))
+                setattr(mod, name, (wrap_thread if mod_name in ("_thread", "threading") else wrap)(orig))
         self.wrappers = {k: getattr(k[0], k[1]) for k in self.originals}
         self.threading = threading
         self.before = set(t.ident for t in threading.enumerate())
         self.take_threads_before()  # now, for a watch used on its own; a run takes them again before the import
+
+    def starts(self):
+        """How many threads and processes were started through the wrappers so far."""
+        return int(repr(self._starts)[len("count("):-1])
+
+    def fingerprint(self):
+        """What says the watch is as it was: each wrapped module attribute, its code and what its
+        closure holds (by identity), the counter, the id set, and the threads taken before."""
+        out = []
+        for mod, name in self.originals:
+            f = getattr(mod, name, None)
+            cells = getattr(f, "__closure__", None) or ()
+            out.append((id(f), id(getattr(f, "__code__", None)), tuple(id(c.cell_contents) for c in cells)))
+        return (tuple(out), id(self._starts), id(self.native_ids), self.tasks_before, frozenset(self.before))
 
     def take_threads_before(self):
         """Takes every OS thread the process has now, right before the candidate is imported

@@ -912,7 +912,7 @@ class TrustedRun:
 
     # ---- the measurement --------------------------------------------------------------------
 
-    def measure(self, fn, role, harness, threads):
+    def measure(self, fn, role, harness, threads, watch_print=None):
         hk, torch, s, t = self.hk, self.torch, self.session, self.target
         self._harness = harness
         res = s.result_base(role)
@@ -957,7 +957,7 @@ class TrustedRun:
                     self.new_processes = _deny_new_processes()
                 candidate_cpu = self._candidate_cpu(threads)
                 wall0 = self.prims.perf()
-                threads.counting = True
+                starts0 = threads.starts()
                 try:
                     samples, timer, note, timed_fail = self._time(fn)
                 except (hk.StageError, KeyboardInterrupt, SystemExit):
@@ -968,7 +968,7 @@ class TrustedRun:
                     raise hk.StageError("call", "during timed calls %s raised %s: %s"
                                         % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 finally:
-                    threads.counting = False
+                    started = threads.starts() - starts0
                     self._samples_over()
                 busy, group_gone = candidate_cpu()
                 if self.watched_as is not None:
@@ -1025,9 +1025,13 @@ class TrustedRun:
             res["patched_library"] = sorted(other)[:20]
         if not threads.intact():
             invalid.append("the candidate replaced the thread-start functions the harness watches")
-        if threads.started:
+        elif watch_print is not None and threads.fingerprint() != watch_print:
+            invalid.append("the candidate changed the harness's thread watch (a thread-start wrapper's code or what "
+                           "its closure holds, or the threads taken before the import): its threads' count and CPU "
+                           "are the harness's")
+        if started:
             invalid.append("the candidate started %d thread(s) or process(es) during timed calls: work may finish "
-                           "after the clock stops" % threads.started)
+                           "after the clock stops" % started)
         # On the CPU the count is every thread the process did not have before the import, in ns,
         # against a tenth of the calls' own time (a sample of a small kernel is ~1 ms of calls:
         # a margin of the phase's wall, checks included, would hide whole samples' work).
@@ -2243,6 +2247,7 @@ def _run_released(args, inputs, release):
     gc.collect()
     t_import = time.perf_counter()
     threads.take_threads_before()  # the threads the process has now (CUPTI's, torch's): not the candidate's
+    watch_print = threads.fingerprint()  # a local: the candidate reaches this frame only through a frame
     # The audit watch, armed last before the candidate's first code (after the sandbox, whose own
     # ctypes calls it would otherwise see): the harness's code, to tell its frames and calls apart.
     sys.audit("hotkernel.arm", harness_codes([hk, runner_module, sys.modules["hotkernel_defences"]]), path, role,
@@ -2256,7 +2261,7 @@ def _run_released(args, inputs, release):
     # here could be edited in place by the candidate's code in a later workload's calls.
     results = ()
     for (name, _), tr in zip(parts, truns):
-        res = tr.measure(fn, role, harness, threads)
+        res = tr.measure(fn, role, harness, threads, watch_print)
         _finish_workload(tr, res, args.fake_fraction)
         results += ((name, json.dumps(res, default=str)),)
         failed = res.get("status") == "error"
