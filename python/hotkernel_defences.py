@@ -15,6 +15,7 @@ import os
 import re
 import sys
 import time
+from types import MappingProxyType
 
 
 class Primitives:
@@ -24,6 +25,7 @@ class Primitives:
         import gc
         import signal
         self.perf = time.perf_counter
+        self.getprofile, self.gettrace = sys.getprofile, sys.gettrace  # a hook set after the import (_dispatch_intact)
         # Quiet between a sample's end and the next one's release (TrustedRun._quiet): no
         # collection (gc callbacks, finalizers of cycles) and no signal handler can run the
         # candidate's code in this thread while the harness checks what the sample returned.
@@ -90,6 +92,11 @@ class Harness:
             "hotkernel_contract.Session": contract.Session, "hotkernel_contract.Target": contract.Target,
             "hotkernel_contract.KernelClock": contract.KernelClock,
         }
+        # The sandbox's and the parent clock's modules, loaded beside the harness: the filter against
+        # new processes is installed from the sandbox's function and tables as the samples begin.
+        for name in HELPER_MODULES:
+            if name in sys.modules:
+                self.watch[name] = sys.modules[name]
         # The functions the references are computed with (after the candidate ran), and their modules.
         import torch.nn.functional as F
         self.watch["torch.nn.functional"] = F
@@ -123,7 +130,8 @@ class Harness:
             own.append(label)
         # Patching these changes a time or a verdict: invalid. Other torch changes are reported.
         self.critical = {"time", "statistics", "math", "builtins", "json", "hotkernel_contract",
-                         "hotkernel_harness", "hotkernel_defences", "hotkernel_contract.Session", "hotkernel_contract.Target",
+                         "hotkernel_harness", "hotkernel_defences", *HELPER_MODULES, "hotkernel_contract.Session",
+                         "hotkernel_contract.Target",
                          "hotkernel_contract.KernelClock",
                          "torch.cuda.Event", "torch.cuda.CUDAGraph", "torch.Tensor", "torch.nn.functional",
                          "torch._C._nn", "torch._C._VariableFunctions", "torch._C.TensorBase"} | ref_mods | set(own)
@@ -136,7 +144,8 @@ class Harness:
         codes = harness_codes([contract, runner_module, sys.modules[__name__]])
         used = torch_names(codes.values(), known_names)
         self.critical_names |= {k for k in used if callable(vars(torch.cuda if k[0] == "torch.cuda" else torch).get(k[1]))}
-        self.own_modules = {"hotkernel_contract", "hotkernel_harness", "hotkernel_defences"}
+        self.own_modules = {"hotkernel_contract", "hotkernel_harness", "hotkernel_defences"} | (set(HELPER_MODULES) &
+                                                                                             set(self.watch))
         self.instances = set(own) - {label for label in own if isinstance(self.watch[label], type)}
         self.snap = self._take()
         self.state = self._take_state()
@@ -203,10 +212,16 @@ class Harness:
             # them) by identity: `hotkernel_contract.torch` rebound to a proxy whose `sub` gave
             # zeros passed every output as correct (cheats/rebind_module_global.py).
             for name, v in list(vars(self.watch[mod_name]).items()):
-                if name == "__warningregistry__":  # warnings add it to the module that warned
+                if name in ("__warningregistry__", "__builtins__"):  # warnings add the first; builtins: critical
                     continue
-                state[(mod_name, name)] = (("value", type(v).__name__, repr(v)) if type(v) in CONSTANT_TYPES
-                                           else ("id", id(v)))
+                if type(v) in CONSTANT_TYPES:
+                    state[(mod_name, name)] = ("value", type(v).__name__, repr(v))
+                elif type(v) in _CONTAINER_TYPES:
+                    # By content: the audit hook's rules (SEEN) emptied in place kept its alarms silent
+                    # while a profile hook passed every check (cheats/seen_rules_cleared.py).
+                    state[(mod_name, name)] = ("content", _content(v))
+                else:
+                    state[(mod_name, name)] = ("id", id(v))
         for mod_name, name in self.critical_names:
             state[(mod_name, name)] = ("id", id(vars(self.watch[mod_name]).get(name)))
         return state
@@ -544,6 +559,32 @@ def _nested_codes(code):
     return out
 
 
+# The harness's modules besides its three: the sandbox's and the parent clock's.
+HELPER_MODULES = ("hotkernel_sandbox", "hotkernel_release")
+_CONTAINER_TYPES = (dict, list, set, bytearray)
+
+
+def _content(v, depth=0):
+    """A container of the harness's by its content, however deep, as the state compares a module's
+    dicts, lists and sets: plain values by value, containers by identity and content, anything else
+    by identity (its type's too). Reads no attribute and calls no method of a value: an object of
+    the candidate's put there runs no code here (no repr, no __eq__)."""
+    t = type(v)
+    if t in (int, float, bool, complex, type(None)):
+        return (t.__name__, repr(v))
+    if t in (str, bytes, bytearray):
+        return (t.__name__, bytes(v) if t is bytearray else v)
+    if depth >= 6:
+        return ("id", id(v), id(t))
+    if t in (tuple, list):
+        return (t.__name__, id(v), tuple(_content(x, depth + 1) for x in v))
+    if t in (set, frozenset):
+        return (t.__name__, id(v), frozenset(_content(x, depth + 1) for x in v))
+    if t is dict:
+        return ("dict", id(v), tuple((_content(k, depth + 1), _content(x, depth + 1)) for k, x in v.items()))
+    return ("id", id(v), id(t))
+
+
 def _fingerprint(v, depth=0):
     """A value as the state snapshot compares it: plain values by value, containers by identity
     and their items, anything else (tensors, functions, objects) by identity."""
@@ -757,26 +798,31 @@ def _names_process_memory(path):
         return True
 # Events the candidate never raises honestly, by class: (finding, what it says, whether it exposes
 # the secrets: then the invalid line is written at once).
-SEEN = {}
+_SEEN = {}
 # Whole-heap walks: how a candidate finds the harness's objects without frames. Honest kernels,
 # torch.compile, Triton and CUDA extensions never call them while a run is measured.
-SEEN.update({e: ("gc_walk", "walked the interpreter's objects (%s)", True)
+_SEEN.update({e: ("gc_walk", "walked the interpreter's objects (%s)", True)
              for e in ("gc.get_objects", "gc.get_referrers", "gc.get_referents")})
 # Reads of raw memory through ctypes (the nonce, the clock's records).
-SEEN.update({e: ("ctypes_read", "read raw memory through ctypes (%s)", True)
+_SEEN.update({e: ("ctypes_read", "read raw memory through ctypes (%s)", True)
              for e in ("ctypes.string_at", "ctypes.wstring_at", "ctypes.cdata")})
 # Hooks that run code at every call: a result dict rewritten after every check ran. An alarm at
 # once: such a hook sees (and can rewrite) every frame's locals, the audit hook's included.
-SEEN.update({e: ("profile_hook", "installed a profile or trace hook (%s)", True)
+_SEEN.update({e: ("profile_hook", "installed a profile or trace hook (%s)", True)
              for e in ("sys.setprofile", "sys.settrace", "sys._setprofileallthreads", "sys._settraceallthreads")})
 # Ways to make code under another file's name (compile(source, name), code.replace, marshal).
 FORGING_EVENTS = ("compile", "code.__new__", "marshal.loads")
 # ctypes's own raw memory writers, by address (a call through them rewrites any object in place).
 try:
     import ctypes as _ctypes
-    RAW_WRITES = {_ctypes._memmove_addr: "memmove", _ctypes._memset_addr: "memset"}
+    _RAW_WRITES = {_ctypes._memmove_addr: "memmove", _ctypes._memset_addr: "memset"}
 except (ImportError, AttributeError):
-    RAW_WRITES = {}
+    _RAW_WRITES = {}
+# Read-only views (the dicts behind them are reachable only through a gc walk, itself an alarm):
+# SEEN emptied in place silenced the hook's alarms while a profile hook passed every check. The
+# hook also keeps its own references, taken when it is installed.
+SEEN, RAW_WRITES = MappingProxyType(_SEEN), MappingProxyType(_RAW_WRITES)
+del _SEEN, _RAW_WRITES
 
 
 # The C library's calls that make memory executable code lives in writable (or map over it): a red
@@ -845,6 +891,11 @@ def install_watch(nonce, result_fd, main_code):
     channel carry two lines with the nonce, which the binary rejects."""
     import threading
     from types import FunctionType
+    # The rules as they are now, in this closure: the module's names can be rebound (the state
+    # comparison sees that only at the next sample) and were once emptied in place.
+    rules_frame_events, rules_frame_attrs, rules_forging_events = FRAME_EVENTS, FRAME_ATTRS, FORGING_EVENTS
+    rules_raw_writes, rules_memory_map_calls, rules_seen = RAW_WRITES, MEMORY_MAP_CALLS, SEEN
+    rules_symbol_lookups, rules_ctypes_counted, rules_signal_events = SYMBOL_LOOKUPS, CTYPES_COUNTED, SIGNAL_EVENTS
     write = os.write
     dumps = json.dumps
     loads = json.loads
@@ -1043,7 +1094,7 @@ def install_watch(nonce, result_fd, main_code):
                 res["flags"] = list(res.get("flags") or []) + st["flags"]
             send(res, last=True)
             return
-        if event in FRAME_EVENTS:
+        if event in rules_frame_events:
             if event == "sys._current_frames":
                 if not asker_is_harness():
                     note("frame_walk", "took every thread's frame (sys._current_frames), the harness's among them", True)
@@ -1057,7 +1108,7 @@ def install_watch(nonce, result_fd, main_code):
             return
         if event == "object.__getattr__":
             obj, name = args[0], args[1]
-            if name not in FRAME_ATTRS:
+            if name not in rules_frame_attrs:
                 return
             frame = obj if name == "f_code" else getattr(obj, name, None)
             if is_harness(frame) and not asker_is_harness():
@@ -1076,7 +1127,7 @@ def install_watch(nonce, result_fd, main_code):
                 else:
                     count("code_replaced")
             return
-        if event in FORGING_EVENTS:
+        if event in rules_forging_events:
             # Code that claims a library's file name passes asker_is_harness's test as the library's:
             # making such code is how the candidate would hide its heap walks and frame reads.
             if event == "compile":
@@ -1104,31 +1155,31 @@ def install_watch(nonce, result_fd, main_code):
                 note("proc_mem", "opened the process's own memory as a file (%s), raw reads and writes no "
                                  "other event sees" % str(args[0])[:200], True)
             return
-        if event == "ctypes.call_function" and args and args[0] in RAW_WRITES:
+        if event == "ctypes.call_function" and args and args[0] in rules_raw_writes:
             if not asker_is_harness():
-                note("ctypes_write", "wrote raw memory through ctypes (%s)" % RAW_WRITES[args[0]], True)
+                note("ctypes_write", "wrote raw memory through ctypes (%s)" % rules_raw_writes[args[0]], True)
             return
-        if event == "ctypes.dlsym" and args and type(args[-1]) is str and args[-1] in MEMORY_MAP_CALLS:
+        if event == "ctypes.dlsym" and args and type(args[-1]) is str and args[-1] in rules_memory_map_calls:
             if not asker_is_harness():
                 note("memory_map", "looked up %s through ctypes: code in memory could be made writable and rewritten"
                      % args[-1], True)
             return
-        rule = SEEN.get(event)
+        rule = rules_seen.get(event)
         if rule is not None:
             if not asker_is_harness():
                 note(rule[0], rule[1] % event, rule[2])
             return
         if event == "ctypes.dlsym" and (type(args[-1]) not in (str, int) or
                                         (type(args[-1]) is str and (args[-1].startswith(("Py", "_Py")) or
-                                                                    args[-1] in SYMBOL_LOOKUPS))):
+                                                                    args[-1] in rules_symbol_lookups))):
             if not asker_is_harness():
                 what = args[-1] if type(args[-1]) is str else "a symbol named by an object of its own type"
                 note("ctypes_read", "called the interpreter's C API through ctypes (%s)" % what, True)
             return
-        if event in CTYPES_COUNTED:
+        if event in rules_ctypes_counted:
             count(event.replace(".", "_"))
             return
-        if event in SIGNAL_EVENTS:
+        if event in rules_signal_events:
             sig = args[-1] if args else None
             if type(sig) is not int:  # its own type, whose methods would run inside this hook
                 sig = "of its own type"

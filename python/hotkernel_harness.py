@@ -697,6 +697,12 @@ class TrustedRun:
         self._state_intact(self.watched_as)
         if self.tampered:
             return
+        hooks = [what for what, fn in (("profile", self.prims.getprofile), ("trace", self.prims.gettrace)) if fn()]
+        if hooks:
+            # The audit hook sees one set; this sees one its events were kept from (its rules emptied).
+            self.tampered = ("a %s hook is set in the harness's thread after the sample: it runs the candidate's code "
+                             "at every call and return of the harness's checks" % " and a ".join(hooks))
+            return
         changed = [op for op, table in self._dispatch_tables.items() if _dump_table(self.torch, op) != table]
         if changed:
             self.tampered = ("the candidate replaced the kernel of %s in torch's dispatcher, which the harness's "
@@ -1925,13 +1931,11 @@ def _group_cpu(group, me):
     return out
 
 
-_new_processes = []  # what the sandbox said when asked to deny new processes (once a run)
-
-
 def _deny_new_processes():
-    if not _new_processes:
-        _new_processes.append(hotkernel_sandbox.deny_new_processes())
-    return _new_processes[0]
+    """The sandbox's filter against new processes, installed as each workload's samples begin
+    (a second one stacks on the first: no memo the candidate could fill in beforehand, as a list
+    of the module's said it was installed when it was not); what the sandbox said."""
+    return hotkernel_sandbox.deny_new_processes()
 
 
 def _thread_cpu_ns(tid):
@@ -2284,8 +2288,9 @@ def _run_released(args, inputs, release):
     result["phases_s"] = {k: round(v, 4) for k, v in phases.items() if type(v) is float}
     result["seed"] = target.seed  # the target's seed; the inputs came from a hidden one
     result["check_seed"] = "hidden"
-    if _new_processes:
-        box["new_processes"] = _new_processes[0]
+    said = [tr.new_processes for tr in truns if isinstance(tr.new_processes, str)]
+    if said:
+        box["new_processes"] = said[0]
     result["sandbox"] = box
     if heap is not None:
         result["heap"] = heap

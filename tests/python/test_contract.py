@@ -462,6 +462,68 @@ print("OK")
 """ % str(ROOT / "python"), gelu)
 
 
+def test_the_harness_modules_containers_are_compared_by_content_and_its_helpers_watched(py, gelu):
+    # A module dict edited in place kept its identity: the audit hook's rules (SEEN) emptied so,
+    # a profile hook raised no alarm (seen_rules_cleared.py). And the sandbox's module, whose
+    # function installs the filter against new processes as the samples begin, was not watched.
+    py_snippet(py, """
+import sys
+sys.path.insert(0, %r)
+import torch, hotkernel_contract as hk, hotkernel_harness as runner
+D = sys.modules["hotkernel_defences"]
+t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x64", "device": "cpu",
+               "dtype": "fp32", "iters": 6, "samples": 3, "warmup_s": 0.01})
+run = runner.TrustedRun(hk, torch, t, 1234)
+harness = runner.Harness(torch, hk, runner, [run.session.baseline_fn], {"run": run})
+assert harness.state_changes() == [], harness.state_changes()
+hk.TOLERANCES["float32"] = dict(hk.TOLERANCES.get("float32") or {}, rtol=1.0)
+assert any("TOLERANCES" in c for c in harness.state_changes()), harness.state_changes()
+del hk.TOLERANCES["float32"]
+sb = sys.modules["hotkernel_sandbox"]
+sb._SPAWN_CALLS["x86_64"] = (None, None, 9999, 435)
+assert any("_SPAWN_CALLS" in c for c in harness.state_changes()), harness.state_changes()
+was = sb.deny_new_processes
+sb.deny_new_processes = lambda: "denied from the timed samples on"
+critical, _ = harness.changes()
+assert "hotkernel_sandbox.deny_new_processes" in critical, critical
+sb.deny_new_processes = was
+try:
+    D.SEEN.clear()
+    raise SystemExit("SEEN was cleared")
+except AttributeError:
+    pass
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
+def test_a_profile_hook_left_after_a_sample_voids_the_run(py, gelu):
+    # The audit hook alarms when one is set; this is the sample's own look, for a hook set where
+    # the audit hook's events were kept from it (its rules emptied in place: seen_rules_cleared.py).
+    # No audit hook here: only the per-sample check can see it.
+    py_snippet(py, """
+import sys
+sys.path.insert(0, %r)
+import torch, torch.nn.functional as F, hotkernel_contract as hk, hotkernel_harness as runner
+t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x64", "device": "cpu",
+               "dtype": "fp32", "iters": 6, "samples": 3, "warmup_s": 0.01})
+calls = [0]
+def kernel(x):
+    calls[0] += 1
+    if calls[0] == 30:  # in the timed samples
+        sys.setprofile(lambda frame, event, arg: None)
+    return F.gelu(x)
+run = runner.TrustedRun(hk, torch, t, 1234)
+harness = runner.Harness(torch, hk, runner, [run.session.baseline_fn], {"run": run})
+try:
+    res = run.measure(kernel, "candidate", harness, runner.ThreadWatch())
+finally:
+    sys.setprofile(None)
+assert calls[0] >= 30, calls
+assert res["status"] == "invalid" and "profile hook" in res["reason"], res
+print("OK")
+""" % str(ROOT / "python"), gelu)
+
+
 def test_cpu_checks_a_share_of_each_sample_picked_after_it(py, gelu):
     # The harness on the CPU: every output of a sample held, CPU_CHECKED_CALLS of them (at
     # least a quarter) checked, picked after the sample, plus the spot checks. An honest kernel
