@@ -46,6 +46,10 @@ EXIT_GRACE_S = 10.0
 # subreaper) with that run's exit; said with the next answer.
 _LATE_STRAYS = []
 _LISTEN_FD = [None]  # kept mode: the listening socket, closed in every child
+_LISTEN = [None]  # kept mode: the listening socket object
+# Kept mode: connections taken from the queue while another client was served, admitted
+# (_admit), each waiting its turn; closed in every child like the listening socket.
+_PENDING = []
 _IMPORT_S = [0.0]  # seconds the preload took (in every ready line)
 _PR_SET_PDEATHSIG = 1
 # sha256 of hotkernel's Python files, by name (HOTKERNEL_PY_SHA256, a JSON object), read in main().
@@ -662,6 +666,7 @@ def _serve_one(req, requests):
     close_in_child = [fd for fd in (out_r, err_r, chan_r, stdin_fd, out_w, err_w) if fd is not None]
     close_in_child += [_RESULT_FD, _IN_FD] if _RESULT_FD not in (0, 1, 2) else []
     close_in_child += [_LISTEN_FD[0]] if _LISTEN_FD[0] is not None else []
+    close_in_child += [c.fileno() for c in _PENDING]
     close_in_child += [_HOLDER["fd"]] if _HOLDER["fd"] is not None else []
     for f in (sys.stdout, sys.stderr):
         f.flush()
@@ -731,6 +736,8 @@ def _serve_one(req, requests):
         waits = list(open_fds)
         if not requests.eof:
             waits.append(_IN_FD)
+        if _LISTEN_FD[0] is not None:
+            waits.append(_LISTEN_FD[0])  # a connection made meanwhile is vetted at once (_take_waiting)
         if pidfd is not None and status is None:
             waits.append(pidfd)
         # With a pidfd the child's exit wakes us at once; without one, poll waitpid often.
@@ -744,7 +751,9 @@ def _serve_one(req, requests):
             step = min(step, drain_until - now)
         ready, _, _ = select.select(waits, [], [], max(0.0, step))
         for fd in ready:
-            if fd == _IN_FD:
+            if fd == _LISTEN_FD[0]:
+                _take_waiting()
+            elif fd == _IN_FD:
                 requests.feed()
                 if requests.eof:  # hotkernel went away: do not leave its run behind
                     _kill_group(pid, signal.SIGKILL)
@@ -962,11 +971,15 @@ def _serve(requests):
         if line is None:
             if requests.eof:
                 return False
-            if _EXITING:  # a run answered while exiting: reap it while the client thinks
-                import select
+            import select
 
+            if _EXITING:  # a run answered while exiting: reap it while the client thinks
                 if not select.select([_IN_FD], [], [], 0.05)[0]:
                     _reap_exiting()
+                    continue
+            if _LISTEN_FD[0] is not None:  # kept: while the client thinks, connections are vetted at once
+                if _LISTEN_FD[0] in select.select([_IN_FD, _LISTEN_FD[0]], [], [])[0]:
+                    _take_waiting()
                     continue
             requests.feed()
             continue
@@ -1035,7 +1048,7 @@ def _listen_kept(path):
     finally:
         os.umask(old_umask)
     srv.listen(8)
-    _LISTEN_FD[0] = srv.fileno()
+    _LISTEN_FD[0], _LISTEN[0] = srv.fileno(), srv
     return srv, lock_fd, os.stat(path).st_ino
 
 
@@ -1053,13 +1066,51 @@ def _sandboxed(pid):
     return True
 
 
+def _admit(conn):
+    """Whether a connection may be served: its peer is the user who started this server and not
+    inside a measured run (a sandboxed candidate asking for an unsandboxed child). Not admitted,
+    it is closed, and with it anything it sent and nobody read."""
+    import socket
+    import struct
+
+    try:
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        peer_pid, peer_uid = struct.unpack("3i", creds)[:2]
+    except OSError:
+        peer_pid, peer_uid = 0, -1
+    if peer_uid != os.getuid() or (_sandboxed(peer_pid) and not _sandboxed(os.getpid())):
+        conn.close()
+        return False
+    return True
+
+
+def _take_waiting():
+    """Kept mode, while a client is served: takes one connection from the queue and vets it now.
+    A measured run could connect to this server's socket (Landlock does not cover connecting to a
+    socket by its path) and park its descriptors there, in a message no one reads, while the queue
+    waited for the client to finish: a lock, or a GiB of memfd, outlived the run that made it
+    until the verify ended. Its connection is closed here, and what it sent goes with it; one
+    that is admitted waits its turn in _PENDING."""
+    import socket
+
+    _LISTEN[0].setblocking(False)  # the one select saw may be gone already: never wait here
+    try:
+        conn, _ = _LISTEN[0].accept()
+    except (OSError, socket.timeout):
+        return
+    finally:
+        _LISTEN[0].setblocking(True)
+    conn.setblocking(True)
+    if _admit(conn):
+        _PENDING.append(conn)
+
+
 def _serve_kept(path, listening, idle_s, info, errors):
-    """Kept mode: one connection at a time on the socket _listen_kept opened, until idle."""
+    """Kept mode: one connection at a time on the socket _listen_kept opened, until idle; those
+    that came while another was served were vetted then (_take_waiting) and go first."""
     global _IN_FD, _RESULT_FD
     import fcntl
     import select
-    import socket
-    import struct
 
     srv, lock_fd, inode = listening
     stamp = _import_stamp()
@@ -1077,7 +1128,10 @@ def _serve_kept(path, listening, idle_s, info, errors):
             os.unlink(path)
 
     while True:
-        if _EXITING:  # reap the last run's exit promptly, then wait as before
+        if _PENDING:  # admitted while another client was served: its turn
+            conn = _PENDING.pop(0)
+            ready = True
+        elif _EXITING:  # reap the last run's exit promptly, then wait as before
             ready, _, _ = select.select([srv], [], [], 0.05)
             _reap_exiting()
             if not ready:
@@ -1098,16 +1152,17 @@ def _serve_kept(path, listening, idle_s, info, errors):
             return
         if _import_stamp() != stamp:
             # Reinstalled under us: stop listening first, so the caller's next try starts a new server.
+            for waiting in _PENDING + ([conn] if ready is True else []):
+                waiting.close()
+            del _PENDING[:]
             unlisten()
             return
-        conn, _ = srv.accept()
-        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        peer_pid, peer_uid = struct.unpack("3i", creds)[:2]
-        if peer_uid != os.getuid() or (_sandboxed(peer_pid) and not _sandboxed(os.getpid())):
+        if ready is not True:
+            conn, _ = srv.accept()
             # Only the user who started it may run code through it, and never from inside a
             # measured run: a sandboxed candidate asking for an unsandboxed child.
-            conn.close()
-            continue
+            if not _admit(conn):
+                continue
         served += 1
         _IN_FD = _RESULT_FD = conn.fileno()
         try:

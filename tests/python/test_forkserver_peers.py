@@ -31,3 +31,83 @@ def test_a_sandboxed_peer_is_told_apart_from_hotkernel():
         child.kill()
         child.wait()
     assert fs._sandboxed(child.pid) is True  # gone: unknown counts as sandboxed
+
+
+PARKER = r"""
+import ctypes, fcntl, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+assert libc.prctl(38, 1, 0, 0, 0) == 0  # PR_SET_NO_NEW_PRIVS: a measured run's
+fd = os.open(sys.argv[2], os.O_RDWR)
+fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+try:
+    s.sendmsg([b"x"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(memoryview(ctypes.c_int(fd))))])
+    print("parked", flush=True)
+except (BrokenPipeError, ConnectionResetError):  # the server closed it first
+    print("closed", flush=True)
+"""
+
+
+def test_a_runs_connection_to_a_busy_kept_server_is_closed_at_once_with_what_it_sent(tmp_path):
+    # A measured run can connect to its kept server's socket by path (Landlock does not cover it)
+    # and park descriptors in a message there: a lock or a GiB of memfd outlived the run, held by
+    # the queue, until the verify's own client left. The server vets a connection as it comes,
+    # even while it serves another client: the run's is closed, and the lock with it.
+    import fcntl
+    import json
+    import socket
+    import time
+    if ctypes.CDLL(None).prctl(39, 0, 0, 0, 0):  # PR_GET_NO_NEW_PRIVS
+        import pytest
+        pytest.skip("this session runs under no_new_privs, as a measured run does: a server started from it "
+                    "cannot tell one from hotkernel (_sandboxed), and admits both")
+    server_py = ROOT / "python" / "hotkernel_forkserver.py"
+    sock_path, lock_path = tmp_path / "fs.sock", tmp_path / "held"
+    lock_path.write_text("")
+    env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1", HOTKERNEL_FORKSERVER_SOCKET=str(sock_path),
+               HOTKERNEL_FORKSERVER_IDLE_S="60")
+    env.pop("HOTKERNEL_RESULT_FD", None)
+    server = subprocess.Popen([sys.executable, str(server_py)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, env=env, cwd=str(tmp_path), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not sock_path.exists():
+            assert time.monotonic() < deadline and server.poll() is None, "the kept server did not listen"
+            time.sleep(0.05)
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect(str(sock_path))
+        f = client.makefile("rwb")
+        assert json.loads(f.readline())["event"] == "ready"  # served: the server is busy with this client
+        parker = subprocess.run([sys.executable, "-c", PARKER, str(sock_path), str(lock_path)],
+                                capture_output=True, text=True, timeout=30)
+        assert parker.stdout.strip() in ("parked", "closed"), parker.stderr
+        # The run that took the lock is gone; the lock must be too, while the client is still served.
+        fd = os.open(str(lock_path), os.O_RDWR)
+        try:
+            deadline, free = time.monotonic() + 5, False
+            while not free and time.monotonic() < deadline:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    free = True
+                except OSError:
+                    time.sleep(0.05)
+        finally:
+            os.close(fd)
+        assert free, "a descriptor a sandboxed peer sent stayed open in the kept server's queue"
+        # hotkernel's next client, come while the first is served, is taken from the queue too and
+        # served once the first has gone.
+        second = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        second.connect(str(sock_path))
+        time.sleep(0.2)
+        f.close()
+        client.close()
+        g = second.makefile("rwb")
+        assert json.loads(g.readline())["event"] == "ready"
+        g.write(b'{"op": "quit"}\n')
+        g.flush()
+        server.wait(timeout=10)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, 9)
+        server.wait()
