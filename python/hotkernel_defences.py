@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import time
-from types import MappingProxyType
+from types import CodeType, FunctionType, MappingProxyType
 
 
 class Primitives:
@@ -180,8 +180,7 @@ class Harness:
             own = mod_name in self.own_modules
             for name, v in items:
                 if callable(v):
-                    code = getattr(v, "__code__", None)
-                    snap[(mod_name, name)] = (id(v), id(code) if code is not None else None)
+                    snap[(mod_name, name)] = _function_print(v)
                 elif own and type(v) in CONSTANT_TYPES:
                     # The harness's own settings (how many calls a sample checks, its budgets):
                     # plain values, set once at import; changed, a check is the candidate's.
@@ -216,6 +215,8 @@ class Harness:
                     continue
                 if type(v) in CONSTANT_TYPES:
                     state[(mod_name, name)] = ("value", type(v).__name__, repr(v))
+                elif type(v) is FunctionType:
+                    state[(mod_name, name)] = ("function", _function_print(v))
                 elif type(v) in _CONTAINER_TYPES:
                     # By content: the audit hook's rules (SEEN) emptied in place kept its alarms silent
                     # while a profile hook passed every check (cheats/seen_rules_cleared.py).
@@ -564,6 +565,17 @@ HELPER_MODULES = ("hotkernel_sandbox", "hotkernel_release")
 _CONTAINER_TYPES = (dict, list, set, bytearray)
 
 
+def _function_print(v):
+    """A callable as the snapshots compare it: its identity and its code's; for a Python function
+    also its defaults (a tuple: replaced, not edited) and keyword-only defaults (a dict: by
+    content), which change what a call of the harness's does with no new function or code."""
+    if type(v) is FunctionType:
+        kw = v.__kwdefaults__
+        return (id(v), id(v.__code__), id(v.__defaults__), _content(kw) if kw else None)
+    code = getattr(v, "__code__", None)
+    return (id(v), id(code) if code is not None else None)
+
+
 def _content(v, depth=0):
     """A container of the harness's by its content, however deep, as the state compares a module's
     dicts, lists and sets: plain values by value, containers by identity and content, anything else
@@ -756,7 +768,7 @@ def harness_codes(modules):
     def from_obj(v):
         for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None), getattr(v, "fset", None)):
             code = getattr(f, "__code__", None)
-            if code is not None:
+            if type(code) is CodeType:  # not the descriptor a type (FunctionType itself) gives
                 add(code)
 
     for mod in modules:
@@ -1117,6 +1129,11 @@ def install_watch(nonce, result_fd, main_code):
         if event == "object.__setattr__":
             # Plain functions only: reading an attribute of any other object could run the
             # candidate's code (a metaclass property) inside this hook, whose frames hold the secrets.
+            if (type(args[1]) is str and args[1] in ("__defaults__", "__kwdefaults__") and type(args[0]) is FunctionType
+                    and id(getattr(args[0], "__code__", None)) in st["codes"] and not asker_is_harness()):
+                note("defaults_replaced", "replaced the defaults of the harness's %s"
+                     % getattr(args[0], "__qualname__", "?"), False)
+                return
             if type(args[1]) is str and args[1] == "__code__" and type(args[0]) is FunctionType:
                 if asker_is_harness():
                     return

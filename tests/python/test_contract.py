@@ -480,13 +480,22 @@ hk.TOLERANCES["float32"] = dict(hk.TOLERANCES.get("float32") or {}, rtol=1.0)
 assert any("TOLERANCES" in c for c in harness.state_changes()), harness.state_changes()
 del hk.TOLERANCES["float32"]
 sb = sys.modules["hotkernel_sandbox"]
+spawn = dict(sb._SPAWN_CALLS)
 sb._SPAWN_CALLS["x86_64"] = (None, None, 9999, 435)
 assert any("_SPAWN_CALLS" in c for c in harness.state_changes()), harness.state_changes()
+sb._SPAWN_CALLS.update(spawn)
 was = sb.deny_new_processes
 sb.deny_new_processes = lambda: "denied from the timed samples on"
 critical, _ = harness.changes()
 assert "hotkernel_sandbox.deny_new_processes" in critical, critical
 sb.deny_new_processes = was
+assert harness.state_changes() == [] and harness.changes()[0] == [], (harness.state_changes(), harness.changes())
+# A function's defaults replaced: the same function and code, another call.
+was = hk.warm_up.__defaults__
+hk.warm_up.__defaults__ = tuple(was)[:-1] + (0.0,)
+assert any("warm_up" in c for c in harness.state_changes()), harness.state_changes()
+assert "hotkernel_contract.warm_up" in harness.changes()[0], harness.changes()
+hk.warm_up.__defaults__ = was
 try:
     D.SEEN.clear()
     raise SystemExit("SEEN was cleared")
