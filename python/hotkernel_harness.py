@@ -1370,9 +1370,13 @@ class TrustedRun:
             host_ms = (p.perf() - host0 - spot_s) * 1e3
             self._done(signed[0], spot_s)
             # What the sample held and copied is what the harness chose, call for call: the lists
-            # it filled are within the calls' reach (the harness's frame's locals).
-            if (list(idx) != sorted(hold) or len(outs) != len(hold) or self._snaps_signature(snaps, cuda) != signed
-                    or len(evs) != (s.calls if cuda else 0)):
+            # it filled are within the calls' reach (the harness's frame's locals). Their types first,
+            # and exactly: an int subclass planted in idx ran its __eq__ in this comparison, after the
+            # window and before every check, and filled the held outputs and the spot copies there
+            # (cheats/planted_int_after_window.py). Then only ints are compared.
+            if (type(idx) is not list or type(outs) is not list or type(evs) is not list
+                    or not all(type(j) is int for j in idx) or idx != sorted(hold) or len(outs) != len(hold)
+                    or self._snaps_signature(snaps, cuda) != signed or len(evs) != (s.calls if cuda else 0)):
                 self.tampered = ("sample %d: the outputs the harness held or copied for its checks were not those of "
                                  "the calls it chose, as it took them (%d held of %d, %d copied of %d): the candidate "
                                  "edited the harness's own state" % (i + 1, len(outs), len(hold), len(snaps), signed[0]))

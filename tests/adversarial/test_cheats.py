@@ -56,6 +56,16 @@ def test_cheat_is_caught(target, body):
     rc, res, err = _run(target, body)
     ok, why = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
     attempts = 1
+    while (not ok and flags["expect"] == "caught" and attempts < DEFEATED_ATTEMPTS and res is not None
+           and res.get("verdict") != "faster"):
+        # Neither caught nor faster: the trick did not work this time (a helper process starved
+        # on 2 busy cores did little, its calls waited on it: `slower`, and its CPU under the
+        # count's floor). A working one is caught; again, as for a defeated trick. A clean
+        # `faster` fails at once.
+        attempts += 1
+        rc, res, err = _run(target, body)
+        ok, again = harness.judge(flags["expect"], rc, res, err, harness.fake_ms_of(body))
+        why = "%s; attempt %d: %s" % (why, attempts, again)
     while not ok and flags["expect"] == "defeated" and attempts < DEFEATED_ATTEMPTS:
         # A trick that works gains every time, beyond what the machine gives an untouched
         # candidate; a defeated one's verify is an A/A one, which other work on a 2-core machine
