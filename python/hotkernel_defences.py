@@ -26,6 +26,7 @@ class Primitives:
         import signal
         self.perf = time.perf_counter
         self.getprofile, self.gettrace = sys.getprofile, sys.gettrace  # a hook set after the import (_dispatch_intact)
+        self.profile0, self.trace0 = sys.getprofile(), sys.gettrace()  # the run's own (a coverage tracer): not one
         # Quiet between a sample's end and the next one's release (TrustedRun._quiet): no
         # collection (gc callbacks, finalizers of cycles) and no signal handler can run the
         # candidate's code in this thread while the harness checks what the sample returned.
@@ -562,7 +563,7 @@ def _nested_codes(code):
 
 # The harness's modules besides its three: the sandbox's and the parent clock's.
 HELPER_MODULES = ("hotkernel_sandbox", "hotkernel_release")
-_CONTAINER_TYPES = (dict, list, set, bytearray)
+_CONTAINER_TYPES = (dict, list, set, bytearray, MappingProxyType)
 
 
 def _function_print(v):
@@ -594,6 +595,9 @@ def _content(v, depth=0):
         return (t.__name__, id(v), frozenset(_content(x, depth + 1) for x in v))
     if t is dict:
         return ("dict", id(v), tuple((_content(k, depth + 1), _content(x, depth + 1)) for k, x in v.items()))
+    if t is MappingProxyType:  # its dict can be reached and emptied (through ==): by content too
+        return ("mappingproxy", id(v), tuple((_content(k, depth + 1), _content(x, depth + 1))
+                                             for k, x in dict.items(v.copy())))
     return ("id", id(v), id(t))
 
 
@@ -610,6 +614,14 @@ def _fingerprint(v, depth=0):
     if t is dict and depth < 2 and len(v) <= 256:
         return ("dict", id(v), tuple((repr(k)[:80], _fingerprint(x, depth + 1)) for k, x in v.items()))
     return ("id", id(v))
+
+
+def _cell_id(cell):
+    """The identity of what a closure's cell holds; None for a cell emptied (del cell_contents)."""
+    try:
+        return id(cell.cell_contents)
+    except ValueError:
+        return None
 
 
 class ThreadWatch:
@@ -685,7 +697,7 @@ class ThreadWatch:
         for mod, name in self.originals:
             f = getattr(mod, name, None)
             cells = getattr(f, "__closure__", None) or ()
-            out.append((id(f), id(getattr(f, "__code__", None)), tuple(id(c.cell_contents) for c in cells)))
+            out.append((id(f), id(getattr(f, "__code__", None)), tuple(_cell_id(c) for c in cells)))
         return (tuple(out), id(self._starts), id(self.native_ids), self.tasks_before, frozenset(self.before))
 
     def take_threads_before(self):
@@ -906,7 +918,8 @@ def install_watch(nonce, result_fd, main_code):
     # The rules as they are now, in this closure: the module's names can be rebound (the state
     # comparison sees that only at the next sample) and were once emptied in place.
     rules_frame_events, rules_frame_attrs, rules_forging_events = FRAME_EVENTS, FRAME_ATTRS, FORGING_EVENTS
-    rules_raw_writes, rules_memory_map_calls, rules_seen = RAW_WRITES, MEMORY_MAP_CALLS, SEEN
+    # Copies: a read-only view hands its dict to the other side of ==, whose __eq__ can empty it.
+    rules_raw_writes, rules_memory_map_calls, rules_seen = dict(RAW_WRITES), MEMORY_MAP_CALLS, dict(SEEN)
     rules_symbol_lookups, rules_ctypes_counted, rules_signal_events = SYMBOL_LOOKUPS, CTYPES_COUNTED, SIGNAL_EVENTS
     write = os.write
     dumps = json.dumps

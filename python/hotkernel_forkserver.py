@@ -1096,7 +1096,10 @@ def _take_waiting():
     _LISTEN[0].setblocking(False)  # the one select saw may be gone already: never wait here
     try:
         conn, _ = _LISTEN[0].accept()
+    except BlockingIOError:
+        return
     except (OSError, socket.timeout):
+        time.sleep(0.05)  # out of descriptors (EMFILE): the socket stays readable; no busy loop beside a run
         return
     finally:
         _LISTEN[0].setblocking(True)

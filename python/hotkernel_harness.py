@@ -711,7 +711,9 @@ class TrustedRun:
         self._state_intact(self.watched_as)
         if self.tampered:
             return
-        hooks = [what for what, fn in (("profile", self.prims.getprofile), ("trace", self.prims.gettrace)) if fn()]
+        p = self.prims
+        hooks = [what for what, fn, was in (("profile", p.getprofile, p.profile0), ("trace", p.gettrace, p.trace0))
+                 if fn() is not was]
         if hooks:
             # The audit hook sees one set; this sees one its events were kept from (its rules emptied).
             self.tampered = ("a %s hook is set in the harness's thread after the sample: it runs the candidate's code "

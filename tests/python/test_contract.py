@@ -501,6 +501,15 @@ try:
     raise SystemExit("SEEN was cleared")
 except AttributeError:
     pass
+# ... but the dict behind a read-only view is handed to the other side of ==: emptied so, it is seen.
+class Emptier:
+    def __eq__(self, other):
+        if type(other) is dict:
+            other.clear()
+        return False
+D.SEEN == Emptier()
+assert len(D.SEEN) == 0
+assert any("SEEN" in c for c in harness.state_changes()), harness.state_changes()
 print("OK")
 """ % str(ROOT / "python"), gelu)
 
