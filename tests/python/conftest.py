@@ -8,8 +8,11 @@ import functools
 import hashlib
 import json
 import os
+import contextlib
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -171,3 +174,26 @@ def gelu(py, tmp_path_factory, tmp_path):
     d = tmp_path / "gelu"
     shutil.copytree(src, d)
     return d
+
+
+@contextlib.contextmanager
+def kept_server(tmp_path):
+    """A kept fork server (light: no torch) listening on tmp_path/fs.sock, started as hotkernel
+    starts one; yields (its Popen, the socket's path) once it listens; killed with its group after."""
+    sock_path = tmp_path / "fs.sock"
+    env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1", HOTKERNEL_FORKSERVER_SOCKET=str(sock_path),
+               HOTKERNEL_FORKSERVER_IDLE_S="60")
+    env.pop("HOTKERNEL_RESULT_FD", None)
+    server = subprocess.Popen([sys.executable, str(ROOT / "python" / "hotkernel_forkserver.py")],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=env, cwd=str(tmp_path), start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not sock_path.exists():
+            assert time.monotonic() < deadline and server.poll() is None, "the kept server did not listen"
+            time.sleep(0.05)
+        yield server, sock_path
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, 9)
+        server.wait()

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from conftest import ROOT, alive
+from conftest import ROOT, alive, kept_server
 
 SERVER = ROOT / "python" / "hotkernel_forkserver.py"
 
@@ -143,22 +143,12 @@ def test_a_kept_server_reaps_what_an_exiting_run_left(tmp_path):
     # Kept mode: the server is its runs' subreaper, so what a run left comes back to it when the run
     # exits (after the answer). It must not stay behind as zombies until some later run.
     import socket
-    sock_path = tmp_path / "fs.sock"
-    env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1", HOTKERNEL_FORKSERVER_SOCKET=str(sock_path),
-               HOTKERNEL_FORKSERVER_IDLE_S="60")
-    env.pop("HOTKERNEL_RESULT_FD", None)
-    server = subprocess.Popen([sys.executable, str(SERVER)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, env=env, cwd=str(tmp_path), start_new_session=True)
     script = tmp_path / "leaves_two.py"
     script.write_text("import subprocess\n"
                       "for _ in range(2):\n"
                       "    subprocess.Popen(['sleep', '300'], start_new_session=True, stdout=subprocess.DEVNULL,\n"
                       "                     stderr=subprocess.DEVNULL)\n" + SLOW_EXIT)
-    try:
-        deadline = time.monotonic() + 30
-        while not sock_path.exists():
-            assert time.monotonic() < deadline and server.poll() is None, "the kept server did not listen"
-            time.sleep(0.05)
+    with kept_server(tmp_path) as (server, sock_path):
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.connect(str(sock_path))
         f = conn.makefile("rwb")
@@ -181,10 +171,6 @@ def test_a_kept_server_reaps_what_an_exiting_run_left(tmp_path):
         f.write(b'{"op": "quit"}\n')
         f.flush()
         server.wait(timeout=10)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, 9)
-        server.wait()
 
 
 def test_the_server_answers_the_recorded_request_as_recorded(tmp_path):

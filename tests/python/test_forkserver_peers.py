@@ -62,19 +62,10 @@ def test_a_runs_connection_to_a_busy_kept_server_is_closed_at_once_with_what_it_
         import pytest
         pytest.skip("this session runs under no_new_privs, as a measured run does: a server started from it "
                     "cannot tell one from hotkernel (_sandboxed), and admits both")
-    server_py = ROOT / "python" / "hotkernel_forkserver.py"
-    sock_path, lock_path = tmp_path / "fs.sock", tmp_path / "held"
+    from conftest import kept_server
+    lock_path = tmp_path / "held"
     lock_path.write_text("")
-    env = dict(os.environ, HOTKERNEL_FORKSERVER_LIGHT="1", HOTKERNEL_FORKSERVER_SOCKET=str(sock_path),
-               HOTKERNEL_FORKSERVER_IDLE_S="60")
-    env.pop("HOTKERNEL_RESULT_FD", None)
-    server = subprocess.Popen([sys.executable, str(server_py)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL, env=env, cwd=str(tmp_path), start_new_session=True)
-    try:
-        deadline = time.monotonic() + 30
-        while not sock_path.exists():
-            assert time.monotonic() < deadline and server.poll() is None, "the kept server did not listen"
-            time.sleep(0.05)
+    with kept_server(tmp_path) as (server, sock_path):
         client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         client.connect(str(sock_path))
         f = client.makefile("rwb")
@@ -107,7 +98,3 @@ def test_a_runs_connection_to_a_busy_kept_server_is_closed_at_once_with_what_it_
         g.write(b'{"op": "quit"}\n')
         g.flush()
         server.wait(timeout=10)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, 9)
-        server.wait()
