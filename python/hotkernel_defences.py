@@ -612,7 +612,8 @@ def _fingerprint(v, depth=0):
     if t in (tuple, list) and depth < 2 and len(v) <= 256:
         return (t.__name__, id(v), tuple(_fingerprint(x, depth + 1) for x in v))
     if t is dict and depth < 2 and len(v) <= 256:
-        return ("dict", id(v), tuple((repr(k)[:80], _fingerprint(x, depth + 1)) for k, x in v.items()))
+        # Keys as _content takes them: a repr would run the code of a key the candidate put there.
+        return ("dict", id(v), tuple((_content(k, depth + 1), _fingerprint(x, depth + 1)) for k, x in v.items()))
     return ("id", id(v))
 
 
@@ -842,9 +843,9 @@ try:
     _RAW_WRITES = {_ctypes._memmove_addr: "memmove", _ctypes._memset_addr: "memset"}
 except (ImportError, AttributeError):
     _RAW_WRITES = {}
-# Read-only views (the dicts behind them are reachable only through a gc walk, itself an alarm):
-# SEEN emptied in place silenced the hook's alarms while a profile hook passed every check. The
-# hook also keeps its own references, taken when it is installed.
+# Read-only views: SEEN emptied in place silenced the hook's alarms while a profile hook passed
+# every check. A view still hands its dict to the other side of ==, whose __eq__ can empty it: the
+# state compares the views by content (_content), and the hook keeps copies taken when installed.
 SEEN, RAW_WRITES = MappingProxyType(_SEEN), MappingProxyType(_RAW_WRITES)
 del _SEEN, _RAW_WRITES
 

@@ -976,7 +976,9 @@ class TrustedRun:
                 self.phases["warmup"] = self.prims.perf() - t_measure - self.phases["check"]
                 # 3. timed samples, each on fresh values and checked call by call
                 if not s.is_cuda:  # the CPU count reads the run's processes: none is made from here on
-                    self.new_processes = _deny_new_processes()
+                    # Installed for each workload (a second filter stacks on the first): a memo the
+                    # candidate could fill in beforehand once said it was installed when it was not.
+                    self.new_processes = hotkernel_sandbox.deny_new_processes()
                 candidate_cpu = self._candidate_cpu(threads)
                 wall0 = self.prims.perf()
                 starts0 = threads.starts()
@@ -1949,13 +1951,6 @@ def _group_cpu(group, me):
         except (OSError, IndexError, ValueError):
             continue
     return out
-
-
-def _deny_new_processes():
-    """The sandbox's filter against new processes, installed as each workload's samples begin
-    (a second one stacks on the first: no memo the candidate could fill in beforehand, as a list
-    of the module's said it was installed when it was not); what the sandbox said."""
-    return hotkernel_sandbox.deny_new_processes()
 
 
 def _thread_cpu_ns(tid):
