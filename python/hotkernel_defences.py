@@ -927,6 +927,8 @@ def install_watch(nonce, result_fd, main_code):
     loads = json.loads
     getframe = sys._getframe
     get_ident = threading.get_ident
+    cache_tag = None if sys.pycache_prefix else sys.implementation.cache_tag  # a prefix moves the caches
+    from io import open as open_file
     st = {"armed": False, "busy": set(), "codes": {}, "path": None, "role": None, "target": None,
           "invalid": [], "flags": [], "counts": {}, "alarmed": False, "lock": threading.RLock()}
     json_intact = _json_guard()
@@ -1003,6 +1005,20 @@ def install_watch(nonce, result_fd, main_code):
         if type(source) is str:
             source = source.encode("utf-8", "surrogateescape")
         return type(source) in (bytes, bytearray, memoryview) and bytes(source) == text
+
+    def same_as_cached(data, filename):
+        """Whether `data` is the marshalled code of the file's own bytecode cache
+        (__pycache__/<stem>.<tag>.pyc past its 16-byte header), as an import loads it. The path is
+        made with str's own methods: the candidate can rebind importlib's and posixpath's helpers."""
+        if type(filename) is not str or not filename.endswith(".py") or cache_tag is None:
+            return False
+        folder, _, base = filename.rpartition("/")
+        try:
+            with open_file(folder + "/__pycache__/" + base[:-3] + "." + cache_tag + ".pyc", "rb") as fh:
+                cached = fh.read()
+        except (OSError, TypeError, ValueError):
+            return False
+        return len(cached) > 16 and cached[16:] == data
 
     def forged_code_files(code, depth=0):
         """The library file names a code object (and the code nested in it) claims."""
@@ -1166,13 +1182,16 @@ def install_watch(nonce, result_fd, main_code):
                 name = args[1]
             elif event == "code.__new__":
                 forged, name = claims_library_name(args[1]), args[1]
-            elif type(args[0]) is memoryview:  # importlib's loads of a library's cached bytecode
-                forged, name = False, None
-            elif type(args[0]) not in (bytes, bytearray):  # a buffer of its own type: forged
+            elif type(args[0]) not in (bytes, bytearray, memoryview):  # a buffer of its own type: forged
                 forged, name = True, None
-            else:  # marshal.loads: an import's own loads come from importlib, the library's
-                names = forged_code_files(_marshal_loads(args[0]))
-                forged, name = bool(names), names[0] if names else None
+            else:
+                # An import's loads: the event carries the bytes of the module's cached .pyc, and
+                # the asker can be a file outside every library (inductor's generated modules
+                # import torch's lazily). The same bytes as the named file's own cache are the
+                # library's; any other code under its name is forged.
+                data = bytes(args[0])
+                names = forged_code_files(_marshal_loads(data))
+                forged, name = bool(names) and not same_as_cached(data, names[0]), names[0] if names else None
             if type(name) is not str:
                 name = "a name of its own type" if name is not None else "?"
             if forged and not asker_is_harness():

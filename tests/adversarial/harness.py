@@ -2,6 +2,7 @@
 # common target with `hotkernel new`, turn a cheat or honest body into a candidate file, run
 # `hotkernel verify baseline candidate --json`, and judge the outcome.
 import ast
+import functools
 import json
 import os
 import pprint
@@ -33,6 +34,14 @@ def torch_python(require_cuda=False):
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def torch_major(python):
+    """The major version of the interpreter's torch (1 for Debian's 1.13)."""
+    p = subprocess.run([python, "-c", "import torch; print(torch.__version__.split('.')[0])"], capture_output=True,
+                       text=True, timeout=120)
+    return int(p.stdout.strip())
+
+
 def module_flags(path):
     """NEEDS_CUDA, EXPECT, TARGET_OVERRIDES and the first comment line of a cheat/honest body."""
     text = Path(path).read_text()
@@ -41,12 +50,14 @@ def module_flags(path):
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
-            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE", "PERSISTS", "CPU_ONLY"):
+            if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE", "PERSISTS", "CPU_ONLY",
+                        "NEEDS_TORCH2"):
                 vals[name] = ast.literal_eval(node.value)
     first = text.splitlines()[0].lstrip("# ").strip() if text else ""
     return {"needs_cuda": bool(vals.get("NEEDS_CUDA", False)), "expect": vals.get("EXPECT", "clean"),
             "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first, "dear": bool(vals.get("DEAR_BASELINE")),
-            "persists": bool(vals.get("PERSISTS")), "cpu_only": bool(vals.get("CPU_ONLY"))}
+            "persists": bool(vals.get("PERSISTS")), "cpu_only": bool(vals.get("CPU_ONLY")),
+            "needs_torch2": bool(vals.get("NEEDS_TORCH2"))}
 
 
 def read_target(path):
