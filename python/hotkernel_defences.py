@@ -957,11 +957,16 @@ def install_watch(nonce, result_fd, main_code):
     def is_harness(frame):
         return frame is not None and id(frame.f_code) in st["codes"]
 
-    def asker_is_harness(depth=3):
+    def asker_is_harness(depth=3, libraries=True):
         """Whether the code that raised the event is not the candidate's: the first frame above the
-        hook outside the standard library (traceback, inspect, gc's callers) is the harness's or an
-        installed library's (torch.compile's FakeTensorMode walks the whole stack for its
-        traceback), not the candidate's file or code from no installed file."""
+        hook outside the standard library (traceback, inspect, gc's callers) is the harness's or,
+        where `libraries`, an installed library's (torch.compile's FakeTensorMode walks the whole
+        stack for its traceback), not the candidate's file or code from no installed file.
+        A library's frame also runs what the candidate hands it: torch's tree_map over
+        ctypes.c_double.from_address wrote the sample loop's running sum with the event raised
+        from _pytree's frame (cheats/laundered_raw_write.py). So for what no library does while
+        a run is measured (raw memory, heap walks, profile hooks, the C API), `libraries` is off
+        and only the harness's own frames answer for the event."""
         f = getframe(depth)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
         while f is not None:
             code = f.f_code
@@ -973,7 +978,7 @@ def install_watch(nonce, result_fd, main_code):
             if name == st["path"]:
                 return False
             if name.startswith(st["lib_roots"]):
-                return True  # site-packages: torch, Triton, ...
+                return libraries  # site-packages: torch, Triton, ...
             # The standard library and the interpreter's frozen modules (importlib) pass the
             # question to their caller; code under another "<...>" name (exec'd from a string) is
             # nobody's the harness knows: the candidate's. No code can claim either name: making it
@@ -1160,15 +1165,16 @@ def install_watch(nonce, result_fd, main_code):
             # Plain functions only: reading an attribute of any other object could run the
             # candidate's code (a metaclass property) inside this hook, whose frames hold the secrets.
             if (type(args[1]) is str and args[1] in ("__defaults__", "__kwdefaults__") and type(args[0]) is FunctionType
-                    and id(getattr(args[0], "__code__", None)) in st["codes"] and not asker_is_harness()):
+                    and id(getattr(args[0], "__code__", None)) in st["codes"] and not asker_is_harness(libraries=False)):
                 note("defaults_replaced", "replaced the defaults of the harness's %s"
                      % getattr(args[0], "__qualname__", "?"), False)
                 return
             if type(args[1]) is str and args[1] == "__code__" and type(args[0]) is FunctionType:
-                if asker_is_harness():
-                    return
                 code = getattr(args[0], "__code__", None)
-                if code is not None and id(code) in st["codes"]:
+                harness_own = code is not None and id(code) in st["codes"]
+                if asker_is_harness(libraries=not harness_own):  # no library replaces the harness's code
+                    return
+                if harness_own:
                     note("code_replaced", "replaced the code of the harness's %s" % getattr(args[0], "__qualname__", "?"),
                          False)
                 else:
@@ -1194,35 +1200,37 @@ def install_watch(nonce, result_fd, main_code):
                 forged, name = bool(names) and not same_as_cached(data, names[0]), names[0] if names else None
             if type(name) is not str:
                 name = "a name of its own type" if name is not None else "?"
-            if forged and not asker_is_harness():
+            # A load of bytes that are not the file's cache has no library's reason (imports
+            # load the cache): no library vouches for it.
+            if forged and not asker_is_harness(libraries=event != "marshal.loads"):
                 note("forged_code", "made code under a library's file name (%s, by %s), which the harness would take "
                                     "for the library's" % (str(name)[:200], event), True)
             elif forged:
                 count("library_code_made")
             return
         if event == "open":  # only a path _names_process_memory took for it gets here
-            if not asker_is_harness():
+            if not asker_is_harness(libraries=False):
                 note("proc_mem", "opened the process's own memory as a file (%s), raw reads and writes no "
                                  "other event sees" % str(args[0])[:200], True)
             return
         if event == "ctypes.call_function" and args and args[0] in rules_raw_writes:
-            if not asker_is_harness():
+            if not asker_is_harness(libraries=False):
                 note("ctypes_write", "wrote raw memory through ctypes (%s)" % rules_raw_writes[args[0]], True)
             return
         if event == "ctypes.dlsym" and args and type(args[-1]) is str and args[-1] in rules_memory_map_calls:
-            if not asker_is_harness():
+            if not asker_is_harness(libraries=False):
                 note("memory_map", "looked up %s through ctypes: code in memory could be made writable and rewritten"
                      % args[-1], True)
             return
         rule = rules_seen.get(event)
         if rule is not None:
-            if not asker_is_harness():
+            if not asker_is_harness(libraries=False):
                 note(rule[0], rule[1] % event, rule[2])
             return
         if event == "ctypes.dlsym" and (type(args[-1]) not in (str, int) or
                                         (type(args[-1]) is str and (args[-1].startswith(("Py", "_Py")) or
                                                                     args[-1] in rules_symbol_lookups))):
-            if not asker_is_harness():
+            if not asker_is_harness(libraries=False):
                 what = args[-1] if type(args[-1]) is str else "a symbol named by an object of its own type"
                 note("ctypes_read", "called the interpreter's C API through ctypes (%s)" % what, True)
             return
