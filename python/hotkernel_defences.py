@@ -868,6 +868,13 @@ SYMBOL_LOOKUPS = ("dlsym", "dlvsym")
 from marshal import loads as _marshal_loads  # noqa: E402
 # torch.compile's CPU code loads and calls its kernels through ctypes: counted only.
 CTYPES_COUNTED = ("ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.addressof")
+# CPython's own test modules: their functions reach the interpreter's internals with no audit
+# event of their own (_testcapi._pending_threadfunc queued work the interpreter ran just after the
+# harness's clock read that ended a call: a red team's, cheats/pending_call_chain.py). No kernel
+# and no library imports them while a run is measured.
+TEST_MODULES = frozenset(("_testcapi", "_testinternalcapi", "_testbuffer", "_testmultiphase", "_testimportmultiple",
+                          "_testsinglephase", "_xxtestfuzz", "_testclinic", "_ctypes_test", "xxsubtype",
+                          "_xxsubinterpreters", "_testconsole"))
 # Signals to this process or others (stopping the baseline's harness); signal 0 (is it alive?) is
 # what lock files and pools send: counted only.
 SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
@@ -922,6 +929,7 @@ def install_watch(nonce, result_fd, main_code):
     # Copies: a read-only view hands its dict to the other side of ==, whose __eq__ can empty it.
     rules_raw_writes, rules_memory_map_calls, rules_seen = dict(RAW_WRITES), MEMORY_MAP_CALLS, dict(SEEN)
     rules_symbol_lookups, rules_ctypes_counted, rules_signal_events = SYMBOL_LOOKUPS, CTYPES_COUNTED, SIGNAL_EVENTS
+    rules_test_modules = TEST_MODULES
     write = os.write
     dumps = json.dumps
     loads = json.loads
@@ -1079,7 +1087,7 @@ def install_watch(nonce, result_fd, main_code):
             note("audit_hook", "added an audit hook (sys.addaudithook)", False)
             raise RuntimeError("hotkernel: audit hooks are the harness's")
         if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel.", "code.",
-                                  "marshal.loads")) or event == "compile" or
+                                  "marshal.loads")) or event in ("compile", "import") or
                 (event == "open" and _names_process_memory(args[0]))):
             return
         with st["lock"]:
@@ -1207,6 +1215,12 @@ def install_watch(nonce, result_fd, main_code):
                                     "for the library's" % (str(name)[:200], event), True)
             elif forged:
                 count("library_code_made")
+            return
+        if event == "import":  # a module loaded for the first time (one in sys.modules raises none)
+            name = args[0] if args and type(args[0]) is str else ""
+            if name.partition(".")[0] in rules_test_modules and not asker_is_harness(libraries=False):
+                note("test_module", "imported CPython's test module %s, which reaches the interpreter's internals "
+                                    "(pending calls, raw memory) with no event of its own" % name[:100], True)
             return
         if event == "open":  # only a path _names_process_memory took for it gets here
             if not asker_is_harness(libraries=False):
