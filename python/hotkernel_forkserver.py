@@ -47,6 +47,8 @@ EXIT_GRACE_S = 10.0
 _LATE_STRAYS = []
 _LISTEN_FD = [None]  # kept mode: the listening socket, closed in every child
 _LISTEN = [None]  # kept mode: the listening socket object
+_LOCK_FD = [None]  # kept mode: the lock file beside the socket, closed in every child (a run's flock
+# on the server's own open file would outlive the run)
 # Kept mode: connections taken from the queue while another client was served, admitted
 # (_admit), each waiting its turn; closed in every child like the listening socket.
 _PENDING = []
@@ -666,6 +668,7 @@ def _serve_one(req, requests):
     close_in_child = [fd for fd in (out_r, err_r, chan_r, stdin_fd, out_w, err_w) if fd is not None]
     close_in_child += [_RESULT_FD, _IN_FD] if _RESULT_FD not in (0, 1, 2) else []
     close_in_child += [_LISTEN_FD[0]] if _LISTEN_FD[0] is not None else []
+    close_in_child += [_LOCK_FD[0]] if _LOCK_FD[0] is not None else []
     close_in_child += [c.fileno() for c in _PENDING]
     close_in_child += [_HOLDER["fd"]] if _HOLDER["fd"] is not None else []
     for f in (sys.stdout, sys.stderr):
@@ -1037,6 +1040,7 @@ def _listen_kept(path):
     except Exception:
         pass
     lock_fd = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    _LOCK_FD[0] = lock_fd
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         os.unlink(path)  # a dead server's socket; the client that started us holds the lock

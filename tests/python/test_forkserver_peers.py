@@ -98,3 +98,35 @@ def test_a_runs_connection_to_a_busy_kept_server_is_closed_at_once_with_what_it_
         g.write(b'{"op": "quit"}\n')
         g.flush()
         server.wait(timeout=10)
+
+
+def test_a_run_holds_none_of_the_kept_servers_descriptors(tmp_path):
+    from conftest import kept_server
+    # A run inherited the server's lock file (fd 3, open read-write): a flock a run took on that
+    # open file would be the server's own, held after the run ended. A run holds only its own.
+    import base64
+    import json
+    import socket
+    script = tmp_path / "fds.py"
+    script.write_text("import os\n"
+                      "for fd in sorted(int(n) for n in os.listdir('/proc/self/fd')):\n"
+                      "    try:\n"
+                      "        print(fd, os.readlink('/proc/self/fd/%d' % fd))\n"
+                      "    except OSError:\n"
+                      "        pass\n")
+    with kept_server(tmp_path) as (server, sock_path):
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.connect(str(sock_path))
+        f = conn.makefile("rwb")
+        assert json.loads(f.readline())["event"] == "ready"
+        req = {"id": 1, "script": str(script), "argv": [str(script)], "timeout_s": 30}
+        f.write((json.dumps(req) + "\n").encode())
+        f.flush()
+        ans = json.loads(f.readline())
+        assert ans["event"] == "done" and ans["exit_code"] == 0, ans
+        held = base64.b64decode(ans["stdout_b64"]).decode()
+        f.write(b'{"op": "quit"}\n')
+        f.flush()
+        server.wait(timeout=10)
+    assert str(sock_path) + ".lock" not in held, held
+    assert "socket:" not in held.replace(str(sock_path), ""), held  # no socket of the server's either
