@@ -244,6 +244,10 @@ class TrustedRun:
 
     def __init__(self, hk, torch, target, hidden_seed, release=None):
         self.release = release if release is not None else Release(None)  # None: no parent (tests, by hand)
+        # The parent's marks around a CPU spot copy's pipeline (_copy_timed): its stamps, not this
+        # process's clock, say what a timed sample's copies took.
+        marks = self.release.marks()
+        self._marks = ((marks[0],), (marks[1],)) if marks else ((), ())
         self.hk = hk
         self.torch = torch
         self.target = target
@@ -871,6 +875,8 @@ class TrustedRun:
             p = self.prims
             self.handlers_before = tuple((sig, h) for sig, h in ((sig, p.getsignal(sig)) for sig in p.handled)
                                          if callable(h))
+        if steps and self.release.active:  # the CPU's copies' steps: the parent adds them to its stamps
+            self.release.note("copy_steps_ms", self.copy_steps_s * 1e3)
 
     def _empty_samples(self):
         rel, s, p = self.release, self.session, self.prims
@@ -1522,10 +1528,13 @@ class TrustedRun:
             ptr, span = plain
             metas.append((o.dtype, o.size(), o.stride()))
             steps.append(p.partial(p.bytes, (p.c_char * span).from_address(ptr)))
-        got = p.tuple(p.map(p.call, (p.perf,) + p.mode_probes + p.tuple(steps) + (p.perf,)))
-        if self._mode_active(got[1:1 + len(p.mode_probes)]):
+        pause, resume = self._marks
+        got = p.tuple(p.map(p.call, (p.perf,) + pause + p.mode_probes + p.tuple(steps) + resume + (p.perf,)))
+        first = 1 + len(pause)
+        if self._mode_active(got[first:first + len(p.mode_probes)]):
             return self._copy_untimed(out)
-        copies = p.tuple((b,) + m for b, m in zip(got[1 + len(p.mode_probes):-1], metas))
+        made = got[first + len(p.mode_probes):first + len(p.mode_probes) + len(steps)]
+        copies = p.tuple((b,) + m for b, m in zip(made, metas))
         return (copies if len(outs) > 1 else copies[0]), None, got[-1] - got[0]
 
     def _copy_untimed(self, out):

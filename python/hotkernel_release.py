@@ -121,6 +121,16 @@ class Release:
         if self._fd is not None:
             self._send("done %d %d" % (max(0, int(copies)), max(0, int(round(copy_s * 1e6)))))
 
+    def marks(self):
+        """(pause, resume): calls that write the parent's marks around a spot copy's pipeline of C
+        calls (os.write bound to the socket: no bytecode between the marks and the copy), whose
+        stamps say what the copy took; None when there is no parent."""
+        if self._fd is None:
+            return None
+        import functools
+        return (functools.partial(self._write, self._fd, b"pause\n"),
+                functools.partial(self._write, self._fd, b"resume\n"))
+
     def note(self, key, value):
         if self._fd is not None:
             self._send("note %s %.9g" % (key, value))

@@ -132,6 +132,14 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
         const double n = static_cast<double>(std::clamp(copies, 0L, lim.max_copies));
         return std::min(std::clamp(copy_ms, 0.0, n * b.copy_cap_ms), lim.copy_max_share * std::max(0.0, window_ms));
     };
+    // A timed sample's copies: where the harness marks them, no more than the parent stamped.
+    auto timed_copies_ms = [&](const parent_clock_log::window& w) {
+        const double said = copies_ms(w.copies, w.copy_ms, w.ms);
+        if (log.copy_steps_ms < 0) return said;
+        const double n = static_cast<double>(std::clamp(w.pauses, 0L, lim.max_copies));
+        const double stamped = std::min(std::max(0.0, w.paused_ms), n * b.copy_cap_ms) + n * log.copy_steps_ms;
+        return std::min(said, stamped);
+    };
     for (std::size_t i = skip; i < log.empty.size(); ++i) {
         const auto& e = log.empty[i];
         const double ms = e.ms - copies_ms(e.copies, e.copy_ms, e.ms);
@@ -164,8 +172,11 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
         if (static_cast<double>(w.calls) != calls)
             return broken(fmt::format("sample {} was released for {} call(s) but the result says {} a sample", i + 1,
                                       w.calls, calls));
+        if (w.pauses > w.copies)
+            return broken(fmt::format("sample {} marked {} copies' pauses but the harness says it made {}: something "
+                                      "other than the harness wrote to the parent's clock", i + 1, w.pauses, w.copies));
         const double rep = samples[i].get<double>() * calls;
-        const double copy = copies_ms(w.copies, w.copy_ms, w.ms);
+        const double copy = timed_copies_ms(w);
         windows.push_back(w.ms);
         reported.push_back(rep);
         copied.push_back(copy);
@@ -271,6 +282,10 @@ struct parent_clock::impl {
     bool pending = false;
     std::string pending_kind;
     long pending_n = 0;
+    bool paused = false;        // between a copy's "pause" and its "resume"
+    double pause_at_ms = 0;     // the pause, in ms since the release
+    long pauses = 0;            // this window's marked copies
+    double paused_ms = 0;       // and their time
     std::chrono::steady_clock::time_point t0;
     double t0_real_ms = 0;  // CLOCK_REALTIME at the release: the kernel's stamps are on that clock
     std::string peer_schedstat, own_schedstat;
@@ -286,6 +301,14 @@ struct parent_clock::impl {
     bool fail(const std::string& why) {  // false: the connection ends
         if (log.error.empty()) log.error = why;
         return false;
+    }
+
+    // When a message was sent, in ms since the release: the kernel's stamp where it is usable
+    // (not after the read, not before the release), else the read.
+    double since_release(std::chrono::steady_clock::time_point at, double sent_real_ms) const {
+        const double read = std::chrono::duration<double, std::milli>(at - t0).count();
+        const double stamped = sent_real_ms - t0_real_ms;
+        return sent_real_ms >= 0 && stamped >= 0 && stamped <= read ? stamped : read;
     }
 
     // One message; false ends the connection. `sent_real_ms` is the kernel's stamp of the record
@@ -313,6 +336,9 @@ struct parent_clock::impl {
             pending = true;
             pending_kind = kind;
             pending_n = n;
+            paused = false;
+            pauses = 0;
+            paused_ms = 0;
             const std::string go = "go " + random_hex(8) + "\n";
             peer_delay0 = delay_of(peer_schedstat);
             own_delay0 = delay_of(own_schedstat);
@@ -321,8 +347,18 @@ struct parent_clock::impl {
             if (!write_all(conn, go)) return false;
             return true;
         }
+        if ((verb == "pause" || verb == "resume") && words.size() == 1) {
+            if (!pending) return fail("\"" + verb + "\" with no sample out");
+            if ((verb == "pause") == paused) return fail("\"" + verb + "\" out of turn");
+            const double now = since_release(at, sent_real_ms);
+            if (verb == "pause") pause_at_ms = now;
+            else paused_ms += std::max(0.0, now - pause_at_ms), ++pauses;
+            paused = verb == "pause";
+            return true;
+        }
         if (verb == "done") {
             if (!pending) return fail("\"done\" with no sample out");
+            if (paused) return fail("\"done\" inside a copy's pause");
             if (words.size() != 3 || !is_count(words[1]) || !is_count(words[2]))
                 return fail("a malformed \"done\": " + quoted(text));
             const long copies = std::strtol(words[1].c_str(), nullptr, 10);
@@ -347,21 +383,26 @@ struct parent_clock::impl {
             const double ms = std::max(0.0, window - std::min(waited, window));
             if (pending_kind == "timed") log.waited_ms += std::min(waited, window);
             const double copy_ms = static_cast<double>(copy_us) / 1e3;
-            if (pending_kind == "empty") log.empty.push_back({ms, pending_n, copies, copy_ms});
+            if (pending_kind == "empty") log.empty.push_back({ms, pending_n, copies, copy_ms, pauses, paused_ms});
             else if (pending_kind == "gap") {
                 log.gap_windows.push_back(ms);
                 log.gap_window_ms = median_of(log.gap_windows);
                 log.gap_nodes = pending_n;
             }
-            else log.timed.push_back({ms, pending_n, copies, copy_ms});
+            else log.timed.push_back({ms, pending_n, copies, copy_ms, pauses, paused_ms});
             return true;
         }
         if (verb == "note") {
-            if (log.imported || words.size() != 3 || words[1] != "gap_busy_ms")
+            if (log.imported || pending || words.size() != 3 ||
+                (words[1] != "gap_busy_ms" && words[1] != "copy_steps_ms"))
                 return fail("a malformed or late note: " + quoted(text));
             char* end = nullptr;
             const double v = std::strtod(words[2].c_str(), &end);
             if (!end || *end || !std::isfinite(v) || v < 0) return fail("a note that is not a time");
+            if (words[1] == "copy_steps_ms") {
+                log.copy_steps_ms = v;
+                return true;
+            }
             log.gap_busies.push_back(v);
             log.gap_busy_ms = median_of(log.gap_busies);
             return true;

@@ -20,7 +20,13 @@
 //                      "done C US"                   its end: C outputs were copied as soon as their
 //                                                    calls returned (spot copies), which took US
 //                                                    microseconds of the window on the harness's clock
+//                      "pause" ... "resume"          around a spot copy's own bytes (a pipeline of C
+//                                                    calls, written from it), inside a window: the
+//                                                    parent's stamps of the two say what the copy
+//                                                    took, instead of the harness's word for it
 //                      "note gap_busy_ms X"          what the gap probe's GPU work took (CUPTI)
+//                      "note copy_steps_ms X"        what a CPU copy's Python steps around its pipeline
+//                                                    are taken out as (said before the import)
 //                      "import"                      the candidate is imported next: from here
 //                                                    on only "ready timed", "done ..." and "end"
 //                      "end"                         the last message
@@ -48,6 +54,8 @@ struct parent_clock_log {
         long calls;                  ///< empty calls in it (0: the fixed cost alone)
         long copies = 0;             ///< spot copies the harness took in it ("done C US")
         double copy_ms = 0;          ///< the time it says they took
+        long pauses = 0;             ///< copies whose pipeline it marked ("pause" ... "resume")
+        double paused_ms = 0;        ///< their time on this process's stamps
     };
     std::vector<empty_window> empty; ///< empty samples, before the candidate was imported
     double gap_window_ms = -1;       ///< the gap probe's window, the median of its samples (-1: none)
@@ -59,7 +67,12 @@ struct parent_clock_log {
         long calls;
         long copies = 0;
         double copy_ms = 0;
+        long pauses = 0;
+        double paused_ms = 0;
     };
+    /// A CPU copy's Python steps around its pipeline, as the harness takes them out of a window
+    /// (its note before the import; -1: none said, and the copies' time is the harness's word).
+    double copy_steps_ms = -1;
     double waited_ms = 0;            ///< runnable-but-waiting time taken out of the timed windows, in all
     std::size_t stamped = 0;         ///< windows ended by the kernel's stamp of "done" (others: by the read)
     std::vector<window> timed;       ///< timed samples, in order
@@ -96,6 +109,10 @@ struct clock_bound_limits {
     double copy_abs_ms = 0.3;
     double copy_factor = 8;
     long max_copies = 8;
+    /// Where the harness marks its copies (copy_steps_ms said), what a timed sample's copies took is
+    /// the parent's: their pauses' time on its own stamps plus copy_steps_ms each, never more
+    /// than the harness says. A red team rewrote the harness's sum of its copies' time in place
+    /// (a float, through numpy over its address) to the cap, and hid 2.1-3.2x of its samples.
     /// ... and never more than this share of the window: the copies are said on the harness's
     /// word, and a sample is its calls first (honest CPU samples' copies were at most ~40% of one).
     double copy_max_share = 0.5;

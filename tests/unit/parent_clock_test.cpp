@@ -139,6 +139,40 @@ TEST(ClockBound, CopiesNeverExplainMoreThanHalfAWindow) {
     EXPECT_NEAR(b.copy_ms, 0.5, 1e-9);
 }
 
+TEST(ClockBound, MarkedCopiesComeOutAsTheParentStampedThem) {
+    // 48 calls of 0.04 ms reported, a third short of the 2.88 ms they took; each sample copied 2
+    // outputs in 0.1 ms on the parent's stamps (+ 0.02 ms of Python steps each, noted before the
+    // import). The harness's word for them, raised by the missing time (a float rewritten in
+    // place), explained it within the cap.
+    const double real = 48 * 0.06, reported = 48 * 0.04;
+    auto log = log_of(10, 0.1 + real + 0.14, 48);
+    for (int i = 0; i < 5; ++i) log.empty.push_back({0.1 + 0.06, 200, 2, 0.06, 2, 0.05});
+    for (auto& w : log.timed) w.copies = 2, w.copy_ms = real - reported + 0.14, w.pauses = 2, w.paused_ms = 0.1;
+    EXPECT_TRUE(check_clock_bound(log, line_of(10, 0.04, 48)).held);  // unmarked: the word, within its cap
+    log.copy_steps_ms = 0.02;
+    auto b = check_clock_bound(log, line_of(10, 0.04, 48));
+    EXPECT_FALSE(b.held) << b.to_json().dump();
+    EXPECT_NEAR(b.copy_ms, 0.14, 1e-9);
+    EXPECT_NEAR(b.excess_ms, real - reported, 1e-9);
+    // An honest harness says what its copies took; the stamps never raise it.
+    for (auto& w : log.timed) w.copy_ms = 0.12;
+    b = check_clock_bound(log, line_of(10, 0.06, 48));
+    EXPECT_TRUE(b.held) << b.reason;
+    EXPECT_NEAR(b.copy_ms, 0.12, 1e-9);
+    // Copies the harness did not mark (untimed: a view that is not plain memory) take nothing out.
+    for (auto& w : log.timed) w.pauses = 0, w.paused_ms = 0;
+    EXPECT_NEAR(check_clock_bound(log, line_of(10, 0.06, 48)).copy_ms, 0.0, 1e-9);
+}
+
+TEST(ClockBound, MorePausesThanCopiesIsSomebodyElsesMessage) {
+    auto log = log_of(10, 10.1, 100);
+    log.copy_steps_ms = 0.02;
+    for (auto& w : log.timed) w.copies = 1, w.copy_ms = 0.1, w.pauses = 3, w.paused_ms = 0.3;
+    auto b = check_clock_bound(log, line_of(10, 0.1, 100));
+    EXPECT_FALSE(b.held);
+    EXPECT_NE(b.reason.find("marked 3 copies' pauses but the harness says it made 1"), std::string::npos) << b.reason;
+}
+
 TEST(ClockBound, CuptiGetsTheGapsBetweenNodesThatItDoesNotCount) {
     // 1000 calls of 2.9 us of kernel, 0.6 us of gap each: the window is 20% over the kernels.
     auto log = log_of(10, 0.1 + 1000 * 0.0035, 1000);
@@ -281,6 +315,31 @@ TEST(ParentClock, TimesEachReleasedWindowAndHandsOutFreshSecrets) {
     EXPECT_EQ(log.stamped, 1u);  // the window ended at the kernel's stamp of "done", not at the read
 }
 
+TEST(ParentClock, StampsTheCopiesPausesInsideAWindow) {
+    parent_clock clock;
+    const int fd = connect_to(clock.address());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(write_all(fd, "hello 1\nready empty 0\n"));
+    read_line(fd);
+    ASSERT_TRUE(write_all(fd, "done 0 0\nnote copy_steps_ms 0.025\nimport\nready timed 7\n"));
+    read_line(fd);
+    ASSERT_TRUE(write_all(fd, "pause\n"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    ASSERT_TRUE(write_all(fd, "resume\n"));
+    ASSERT_TRUE(write_all(fd, "pause\n"));
+    ASSERT_TRUE(write_all(fd, "resume\n"));
+    ASSERT_TRUE(write_all(fd, "done 3 15000\nend\n"));
+    ::close(fd);
+    const auto log = clock.finish();
+    EXPECT_EQ(log.error, "");
+    EXPECT_DOUBLE_EQ(log.copy_steps_ms, 0.025);
+    ASSERT_EQ(log.timed.size(), 1u);
+    EXPECT_EQ(log.timed[0].pauses, 2);
+    EXPECT_EQ(log.timed[0].copies, 3);
+    EXPECT_GE(log.timed[0].paused_ms, 15.0 - 0.05);
+    EXPECT_LE(log.timed[0].paused_ms, log.timed[0].ms + log.waited_ms + 0.05);
+}
+
 TEST(ParentClock, TheSocketIsGoneOnceTheHarnessIsConnected) {
     parent_clock clock;
     const std::string path = clock.address();
@@ -300,7 +359,10 @@ TEST(ParentClock, MessagesOutOfTurnAreAProtocolError) {
     for (const char* bad : {"ready timed 5\n", "hello 1\ndone 0 0\n", "hello 1\nimport\nready empty 0\n",
                             "hello 1\nready timed x\n", "hello 1\nnonsense\n", "hello 1\nready timed 5\ndone\n",
                             "hello 1\nready timed 5\ndone 2\n", "hello 1\nready timed 5\ndone -1 5\n",
-                            "hello 1\nready timed 5\ndone 1 1e9\n"}) {
+                            "hello 1\nready timed 5\ndone 1 1e9\n", "hello 1\npause\n",
+                            "hello 1\nready timed 5\nresume\n", "hello 1\nready timed 5\npause\npause\n",
+                            "hello 1\nready timed 5\npause\ndone 1 5\n", "hello 1\nimport\nnote copy_steps_ms 1\n",
+                            "hello 1\nready timed 5\nnote copy_steps_ms 1\n", "hello 1\nnote copy_steps_ms x\n"}) {
         parent_clock clock;
         const int fd = connect_to(clock.address());
         ASSERT_GE(fd, 0);
