@@ -411,6 +411,31 @@ PROC_GRANTS = {"task": "/proc/%d/task", "process": "/proc/%d", "none": None}
 PROC_GRANT = "process"
 
 
+def flush_writes(dirs):
+    """Writes the run before this one left in the page cache, on the filesystems of the folders a
+    run may write (its scratch folder, the compiler caches), flushed now (syncfs), before this run
+    times anything: a red team's candidate wrote 3 GB into its compiler cache as it exited, and the
+    kernel's writeback of it ran during the next run's samples (the baseline's, 3.2x slower in
+    one). Returns the seconds it took."""
+    import time
+    t0 = time.perf_counter()
+    libc, seen = _libc(), set()
+    for d in dirs:
+        try:
+            dev = os.stat(d).st_dev
+            if dev in seen:
+                continue
+            seen.add(dev)
+            fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+        except (OSError, TypeError, ValueError):
+            continue
+        try:
+            libc.syncfs(fd)
+        finally:
+            os.close(fd)
+    return time.perf_counter() - t0
+
+
 def apply(scratch, caches, no_landlock=False, proc_grant=PROC_GRANT):
     """Applies the sandbox to this process; returns the record of what is in force:
     {"landlock_abi": N or 0, "fs": "read-only outside scratch" or "none", "signals": "scoped" or
