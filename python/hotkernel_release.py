@@ -10,6 +10,7 @@ before the candidate was imported, measure.
 
 Embedded in the binary beside the harness (never vendored into a target).
 """
+import functools
 import os
 import select
 import socket
@@ -127,9 +128,16 @@ class Release:
         stamps say what the copy took; None when there is no parent."""
         if self._fd is None:
             return None
-        import functools
         return (functools.partial(self._write, self._fd, b"pause\n"),
                 functools.partial(self._write, self._fd, b"resume\n"))
+
+    def aimed(self, pause, resume):
+        """Whether marks() still write what they wrote, on this socket: a partial's target can be
+        changed in place (__setstate__) with no audit event. Exact types only."""
+        return all(type(m) is functools.partial and m.func is self._write and not m.keywords
+                   and type(m.args) is tuple and len(m.args) == 2 and type(m.args[0]) is int
+                   and m.args[0] == self._fd and type(m.args[1]) is bytes and m.args[1] == word
+                   for m, word in ((pause, b"pause\n"), (resume, b"resume\n")))
 
     def note(self, key, value):
         if self._fd is not None:
