@@ -935,7 +935,7 @@ def install_watch(nonce, result_fd, main_code):
     loads = json.loads
     getframe = sys._getframe
     get_ident = threading.get_ident
-    cache_tag = None if sys.pycache_prefix else sys.implementation.cache_tag  # a prefix moves the caches
+    cache_tag, prefix, optimize = sys.implementation.cache_tag, sys.pycache_prefix, sys.flags.optimize
     from io import open as open_file
     st = {"armed": False, "busy": set(), "codes": {}, "path": None, "role": None, "target": None,
           "invalid": [], "flags": [], "counts": {}, "alarmed": False, "lock": threading.RLock()}
@@ -1026,8 +1026,11 @@ def install_watch(nonce, result_fd, main_code):
         if type(filename) is not str or not filename.endswith(".py") or cache_tag is None:
             return False
         folder, _, base = filename.rpartition("/")
+        name = base[:-3] + "." + cache_tag + (".opt-%d" % optimize if optimize else "") + ".pyc"
+        # As importlib's cache_from_source: beside the source, or under sys.pycache_prefix.
+        path = (prefix.rstrip("/") + folder + "/" + name) if prefix else (folder + "/__pycache__/" + name)
         try:
-            with open_file(folder + "/__pycache__/" + base[:-3] + "." + cache_tag + ".pyc", "rb") as fh:
+            with open_file(path, "rb") as fh:
                 cached = fh.read()
         except (OSError, TypeError, ValueError):
             return False
@@ -1218,7 +1221,12 @@ def install_watch(nonce, result_fd, main_code):
             return
         if event == "import":  # a module loaded for the first time (one in sys.modules raises none)
             name = args[0] if args and type(args[0]) is str else ""
-            if name.partition(".")[0] in rules_test_modules and not asker_is_harness(libraries=False):
+            origin = args[1] if len(args) > 1 and type(args[1]) is str else ""
+            # By its last name and its file's: a spec made for "x._testcapi" from the module's own
+            # file loads it under another name.
+            file_stem = origin.rpartition("/")[2].partition(".")[0]
+            if ((name.rpartition(".")[2] in rules_test_modules or file_stem in rules_test_modules)
+                    and not asker_is_harness(libraries=False)):
                 note("test_module", "imported CPython's test module %s, which reaches the interpreter's internals "
                                     "(pending calls, raw memory) with no event of its own" % name[:100], True)
             return

@@ -394,9 +394,10 @@ class TrustedRun:
     def _digest(self, tensors):
         """Each tensor's sum, and their count: what the harness compares its own tensors by from
         one moment to a later one, read back at once. A tensor of whole 64-bit words is summed as
-        its words (int64, wrapping: every bit counts, and it reads each byte once at the memory's
-        speed); any other as float64, without a float64 copy of it (a copy of every output of a
-        big target was ~5 ms a digest on an H200)."""
+        its words (int64, wrapping: a change of any one bit changes it, and it reads each byte once
+        at the memory's speed; changes that cancel in the sum do not, as in any sum); any other
+        as float64, without a float64 copy of it (a copy of every output of a big target was ~5
+        ms a digest on an H200)."""
         torch = self.torch
         sums = [self._words_sum(p) if p.numel() else None for p in tensors]
         read = {}  # one read back a device and kind of sum
@@ -412,7 +413,9 @@ class TrustedRun:
                 return t.reshape(-1).view(torch.uint8).view(torch.int64).sum()
             except RuntimeError:  # a storage offset that is not a whole word
                 pass
-        return t.double().sum() if t.is_complex() else t.sum(dtype=torch.float64)
+        if t.is_complex():  # both parts (a conjugate view's as it reads)
+            return torch.view_as_real(t.resolve_conj()).sum(dtype=torch.float64)
+        return t.sum(dtype=torch.float64)
 
     def _poison(self):
         """NaN-fill freed memory the candidate's outputs could come from (uninitialised outputs)."""
@@ -845,13 +848,13 @@ class TrustedRun:
         self._unquiet(window=True, collect=False)
         return picked, self._mix(secret, flat)
 
-    def _done(self, copies=0, copy_s=0.0):
+    def _done(self, copies=0, copy_s=0.0, marked=None):
         """Ends a timed sample: its answer's arrival stops the parent's clock. Quiet first
         (_quiet), inside the window, where the empty samples are quiet too. Says how many
         outputs were copied as they returned, and in how long (the parent takes that out)."""
         self._quiet()
         try:
-            self.release.done(copies, copy_s)
+            self.release.done(copies, copy_s, marked)
         except OSError as e:
             raise self.hk.StageError("timer", "the parent's clock: %s" % e)
         self._connection_intact()
@@ -901,12 +904,12 @@ class TrustedRun:
                     self._mix(secret, flat)
                     if s.is_cuda:
                         p.dev_sync()
-                    _, _, _, _, snaps, spot_s, _ = self._eager_sample(empty, order, s.timed_sets, spot_odds, (),
-                                                                       s.is_cuda)
+                    _, _, _, _, snaps, spot_s, _, marked = self._eager_sample(empty, order, s.timed_sets, spot_odds,
+                                                                               (), s.is_cuda)
                     if s.is_cuda:
                         p.dev_sync()
                     self._quiet()
-                    rel.done(len(snaps), spot_s)
+                    rel.done(len(snaps), spot_s, marked)
                     del snaps
             return
         one, tiny = self._tiny_graph(1)
@@ -1385,11 +1388,12 @@ class TrustedRun:
             if cuda:
                 p.dev_sync()
             host0 = p.perf()
-            total, evs, outs, idx, snaps, spot_s, signed = self._eager_sample(fn, order, timed, spot_odds, hold, cuda)
+            total, evs, outs, idx, snaps, spot_s, signed, marked = self._eager_sample(fn, order, timed, spot_odds, hold,
+                                                                                      cuda)
             if cuda:
                 p.dev_sync()
             host_ms = (p.perf() - host0 - spot_s) * 1e3
-            self._done(signed[0], spot_s)
+            self._done(signed[0], spot_s, marked)
             # What the sample held and copied is what the harness chose, call for call: the lists
             # it filled are within the calls' reach (the harness's frame's locals). Their types first,
             # and exactly: an int subclass planted in idx ran its __eq__ in this comparison, after the
@@ -1451,7 +1455,7 @@ class TrustedRun:
         outs, idx, evs = [], [], []
         snaps = ()  # a tuple: the calls can read this frame's locals, not rebind them or edit it
         total = spot_s = 0.0
-        n_snaps = sig = 0  # ints: the calls can read this frame's locals, not rebind them
+        n_snaps = sig = marked = 0  # ints: the calls can read this frame's locals, not rebind them
         for j, si in enumerate(order):
             if cuda:
                 a = p.Event(enable_timing=True)
@@ -1479,6 +1483,8 @@ class TrustedRun:
                     b0 = p.perf()
                     snap, d, took = self._copy_timed(out)
                     made = took is not None  # its bytes, not a tensor (_spot_tensor)
+                    if made and self._marks[0]:
+                        marked += 1  # its pipeline wrote the parent's marks
                     if took is None:
                         took = 0.0
                     elif self._copy_steps is not None:  # an empty sample, before the import: all of it
@@ -1495,7 +1501,7 @@ class TrustedRun:
                 outs.append(out)
                 idx.append(j)
             del out
-        return total, evs, outs, idx, snaps, spot_s, (n_snaps, sig)
+        return total, evs, outs, idx, snaps, spot_s, (n_snaps, sig), marked
 
     def _copy_timed(self, out):
         """A CPU spot copy: (the copy, its digest, the seconds its bytes took to copy, or None where

@@ -116,11 +116,13 @@ class Release:
         self._send("ready %s" % kind if n is None else "ready %s %d" % (kind, n))
         return self._go()
 
-    def done(self, copies=0, copy_s=0.0):
+    def done(self, copies=0, copy_s=0.0, marked=None):
         """Ends the sample: `copies` outputs were copied as soon as their calls returned, in
-        `copy_s` seconds of the window (the parent takes that out, within a cap)."""
+        `copy_s` seconds of the window (the parent takes that out, within a cap), `marked` of them
+        with the parent's marks around them (marks()): the parent must have seen as many."""
         if self._fd is not None:
-            self._send("done %d %d" % (max(0, int(copies)), max(0, int(round(copy_s * 1e6)))))
+            words = "done %d %d" % (max(0, int(copies)), max(0, int(round(copy_s * 1e6))))
+            self._send(words if marked is None else "%s %d" % (words, max(0, int(marked))))
 
     def marks(self):
         """(pause, resume): calls that write the parent's marks around a spot copy's pipeline of C

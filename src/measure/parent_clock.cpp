@@ -359,8 +359,14 @@ struct parent_clock::impl {
         if (verb == "done") {
             if (!pending) return fail("\"done\" with no sample out");
             if (paused) return fail("\"done\" inside a copy's pause");
-            if (words.size() != 3 || !is_count(words[1]) || !is_count(words[2]))
+            if ((words.size() != 3 && words.size() != 4) || !is_count(words[1]) || !is_count(words[2]) ||
+                (words.size() == 4 && !is_count(words[3])))
                 return fail("a malformed \"done\": " + quoted(text));
+            // The copies the harness marked: every pause seen must be one of them, and each of them
+            // must have paused (marks of anyone else's would cover its own time).
+            if (words.size() == 4 && std::strtol(words[3].c_str(), nullptr, 10) != pauses)
+                return fail(fmt::format("the harness marked {} copies but the parent saw {} pauses: something other "
+                                        "than the harness wrote to the parent's clock", words[3], pauses));
             const long copies = std::strtol(words[1].c_str(), nullptr, 10);
             const long copy_us = std::strtol(words[2].c_str(), nullptr, 10);
             pending = false;

@@ -17,9 +17,10 @@
 //                      "ready empty N" | "ready gap N" | "ready timed CALLS"   a sample's start
 //                                                    (an empty sample runs the sample's loop over
 //                                                    N empty calls: N = 0 is the fixed cost)
-//                      "done C US"                   its end: C outputs were copied as soon as their
+//                      "done C US [M]"               its end: C outputs were copied as soon as their
 //                                                    calls returned (spot copies), which took US
-//                                                    microseconds of the window on the harness's clock
+//                                                    microseconds of the window on the harness's clock;
+//                                                    M of them marked (below), as many as it paused
 //                      "pause" ... "resume"          around a spot copy's own bytes (a pipeline of C
 //                                                    calls, written from it), inside a window: the
 //                                                    parent's stamps of the two say what the copy
@@ -28,7 +29,8 @@
 //                      "note copy_steps_ms X"        what a CPU copy's Python steps around its pipeline
 //                                                    are taken out as (said before the import)
 //                      "import"                      the candidate is imported next: from here
-//                                                    on only "ready timed", "done ..." and "end"
+//                                                    on only "ready timed", "pause", "resume",
+//                                                    "done ..." and "end"
 //                      "end"                         the last message
 //   parent -> runner:  "go HEX"                      the release, with 16 hex digits of secret
 // Anything else, or a message out of turn, is a protocol error: the run is invalid.
@@ -109,12 +111,12 @@ struct clock_bound_limits {
     double copy_abs_ms = 0.3;
     double copy_factor = 8;
     long max_copies = 8;
-    /// Where the harness marks its copies (copy_steps_ms said), what a timed sample's copies took is
-    /// the parent's: their pauses' time on its own stamps plus copy_steps_ms each, never more
-    /// than the harness says. A red team rewrote the harness's sum of its copies' time in place
-    /// (a float, through numpy over its address) to the cap, and hid 2.1-3.2x of its samples.
     /// ... and never more than this share of the window: the copies are said on the harness's
     /// word, and a sample is its calls first (honest CPU samples' copies were at most ~40% of one).
+    /// Where the harness marks its copies (copy_steps_ms said), what a timed sample's copies took
+    /// is also at most the parent's own stamps of their pauses plus copy_steps_ms each: a red team
+    /// rewrote the harness's float sum of its copies' time in place (numpy over its address) up
+    /// to the cap, and hid 2.5-3.2x.
     double copy_max_share = 0.5;
 };
 

@@ -328,6 +328,5 @@ def test_what_a_run_left_unwritten_is_flushed_before_the_next_one_times_anything
     before = _dirty_kib()
     if before < 128 * 1024:
         pytest.skip("the kernel wrote the pages back already (Dirty: %d KiB)" % before)
-    took = sb.flush_writes([str(tmp_path / "missing"), str(cache), str(tmp_path)])
-    assert took >= 0
+    sb.flush_writes([str(tmp_path / "missing"), str(cache), str(tmp_path)])  # a missing folder is passed over
     assert _dirty_kib() < before - 128 * 1024, (before, _dirty_kib())
