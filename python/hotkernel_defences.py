@@ -1011,7 +1011,7 @@ def install_watch(nonce, result_fd, main_code):
         if type(filename) is not str:
             return False
         try:
-            with open(filename, "rb") as fh:
+            with open_file(filename, "rb") as fh:
                 text = fh.read()
         except (OSError, TypeError, ValueError):
             return False

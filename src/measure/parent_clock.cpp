@@ -303,12 +303,18 @@ struct parent_clock::impl {
         return false;
     }
 
-    // When a message was sent, in ms since the release: the kernel's stamp where it is usable
-    // (not after the read, not before the release), else the read.
+    // The kernel's stamp of a message, in ms since the release, where it is usable: it is on the
+    // realtime clock, which a step could move, so not after the read and not before the release.
+    std::optional<double> stamped_since_release(double sent_real_ms, double read_ms) const {
+        const double stamped = sent_real_ms - t0_real_ms;
+        if (sent_real_ms >= 0 && stamped >= 0 && stamped <= read_ms) return stamped;
+        return std::nullopt;
+    }
+
+    // When a message was sent, in ms since the release: its stamp where usable, else the read.
     double since_release(std::chrono::steady_clock::time_point at, double sent_real_ms) const {
         const double read = std::chrono::duration<double, std::milli>(at - t0).count();
-        const double stamped = sent_real_ms - t0_real_ms;
-        return sent_real_ms >= 0 && stamped >= 0 && stamped <= read ? stamped : read;
+        return stamped_since_release(sent_real_ms, read).value_or(read);
     }
 
     // One message; false ends the connection. `sent_real_ms` is the kernel's stamp of the record
@@ -375,15 +381,12 @@ struct parent_clock::impl {
             const double read_window = std::chrono::duration<double, std::milli>(at - t0).count();
             double window = read_window;
             double waited = peer_waited + own_waited;
-            // The kernel's stamp of "done" ends the window when there is one. It is on the
-            // realtime clock, which a step could move: it is used only where it is not after the
-            // read and not before the release. This thread slept from the release to the send,
-            // so its waits came after the window; the harness's, read at the read, are counted
-            // in the share of the time to the read that the window is.
-            const double stamped = sent_real_ms - t0_real_ms;
-            if (sent_real_ms >= 0 && stamped >= 0 && stamped <= read_window) {
-                window = stamped;
-                waited = read_window > 0 ? peer_waited * (stamped / read_window) : 0;
+            // The kernel's stamp of "done" ends the window where it is usable. This thread slept
+            // from the release to the send, so its waits came after the window; the harness's,
+            // read at the read, are counted in the share of the time to the read that the window is.
+            if (const auto stamped = stamped_since_release(sent_real_ms, read_window)) {
+                window = *stamped;
+                waited = read_window > 0 ? peer_waited * (*stamped / read_window) : 0;
                 if (pending_kind == "timed") ++log.stamped;
             }
             const double ms = std::max(0.0, window - std::min(waited, window));
