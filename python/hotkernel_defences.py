@@ -17,6 +17,13 @@ import sys
 import time
 from types import CodeType, FunctionType, MappingProxyType
 
+# An object's identity, as id() gives it but raising no audit event: id() raises builtins.id,
+# and the state compared after every sample took ~3,000 of them, each a call of the harness's
+# own audit hook (about half of a check's time on an H200's host). object's own hash is the
+# object's address, rotated (a bijection); no type can replace it, and it runs no code of the
+# object's class.
+_oid = object.__hash__
+
 
 class Primitives:
     """References to the timing primitives, taken before the candidate exists."""
@@ -109,7 +116,7 @@ class Harness:
             if mod is not None and mod.__name__ not in ("torch", "builtins"):
                 self.watch[mod.__name__] = mod
                 ref_mods.add(mod.__name__)
-        self.ref_fns = [(fn, id(getattr(fn, "__code__", None))) for fn in reference_fns]
+        self.ref_fns = [(fn, _oid(getattr(fn, "__code__", None))) for fn in reference_fns]
         if torch.cuda.is_available():
             self.watch["torch.cuda.Event"] = torch.cuda.Event
             self.watch["torch.cuda.CUDAGraph"] = torch.cuda.CUDAGraph
@@ -223,9 +230,9 @@ class Harness:
                     # while a profile hook passed every check (cheats/seen_rules_cleared.py).
                     state[(mod_name, name)] = ("content", _content(v))
                 else:
-                    state[(mod_name, name)] = ("id", id(v))
+                    state[(mod_name, name)] = ("id", _oid(v))
         for mod_name, name in self.critical_names:
-            state[(mod_name, name)] = ("id", id(vars(self.watch[mod_name]).get(name)))
+            state[(mod_name, name)] = ("id", _oid(vars(self.watch[mod_name]).get(name)))
         return state
 
     def settled(self):
@@ -280,7 +287,7 @@ class Harness:
                 elif key[0] in ("os", "torch", "torch.cuda"):
                     other.append(label)
         for fn, code in self.ref_fns:
-            if id(getattr(fn, "__code__", None)) != code:
+            if _oid(getattr(fn, "__code__", None)) != code:
                 critical.append(getattr(fn, "__qualname__", "reference") + ".__code__")
         if self._code_digest() != self.code_digest:
             critical.append("the harness's own code (bytecode or constants rewritten in memory)")
@@ -329,8 +336,8 @@ def _plain_kinds(v):
         n += 1
         if n > PLAIN_KINDS_BUDGET or not ok(x):
             return False
-        if type(x) in (list, tuple, set, frozenset, dict) and id(x) not in seen:
-            seen.add(id(x))
+        if type(x) in (list, tuple, set, frozenset, dict) and _oid(x) not in seen:
+            seen.add(_oid(x))
             todo.extend(x.keys() if type(x) is dict else x)
             if type(x) is dict:
                 todo.extend(x.values())
@@ -404,13 +411,8 @@ def native_stubs():
     return tuple(sorted(found, key=lambda t: t[1]))
 
 
-def _native_bytes(native):
-    import ctypes
-    return b"".join(ctypes.string_at(addr, size) for _, addr, size in native)
-
-
 def _native_spans(native):
-    """(name, offset, size) of each stub in _native_bytes's answer."""
+    """(name, offset, size) of each stub in its views' bytes read back in order (native_pin)."""
     at = 0
     for name, _, size in native:
         yield name, at, size
@@ -436,12 +438,22 @@ def _exec_ranges():
     return ranges
 
 
+def _views(spans):
+    """One ctypes array over each (address, size), made once: reading one back (.raw) raises no
+    audit event, where a ctypes.string_at raises one a read (~700 a check, each a call of the
+    harness's own audit hook). They only read what string_at would; a write through one is a raw
+    write like any other, and what it could change is what native_changes compares."""
+    import ctypes
+    return tuple((ctypes.c_char * size).from_address(addr) for addr, size in spans)
+
+
 def native_pin(native):
     """What native_changes compares: (mask, value) of the words of the stubs' bytes set now, as
     one integer each, and the first NATIVE_CODE_BYTES of the code each of those words points to
-    ((stub name, address) each, and their bytes), where it lies in an executable mapping."""
-    import ctypes
-    data = _native_bytes(native)
+    ((stub name, address) each, and their bytes), where it lies in an executable mapping; and the
+    views that read both back."""
+    stub_views = _views((addr, size) for _, addr, size in native)
+    data = b"".join([v.raw for v in stub_views])
     mask = b"".join(b"\xff" * 8 if data[i:i + 8] != b"\0" * 8 else b"\0" * 8 for i in range(0, len(data), 8))
     m = int.from_bytes(mask, "little")
     ranges, targets = _exec_ranges(), []
@@ -450,22 +462,22 @@ def native_pin(native):
             ptr = int.from_bytes(data[i:i + 8], "little")
             if ptr and any(lo <= ptr and ptr + NATIVE_CODE_BYTES <= hi for lo, hi in ranges):
                 targets.append((name, ptr))
-    code = b"".join(ctypes.string_at(ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
-    return m, int.from_bytes(data, "little") & m, tuple(targets), code
+    code_views = _views((ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
+    code = b"".join([v.raw for v in code_views])
+    return m, int.from_bytes(data, "little") & m, tuple(targets), code, stub_views, code_views
 
 
 def native_changes(native, pin):
     """The stubs one of whose pinned pointers, or the first bytes of the code one leads to,
-    differs now ([] when none: ~0.3 ms)."""
-    import ctypes
+    differs now ([] when none: ~0.1 ms)."""
     if not native:
         return []
-    mask, want, targets, code = pin
-    differ = (int.from_bytes(_native_bytes(native), "little") & mask) ^ want  # the pinned bits that changed
+    mask, want, targets, code, stub_views, code_views = pin
+    differ = (int.from_bytes(b"".join([v.raw for v in stub_views]), "little") & mask) ^ want  # the pinned bits that changed
     changed = ["%s (a kernel pointer of libtorch's, rewritten in memory)" % name
                for name, at, size in _native_spans(native)
                if differ and (differ >> (at * 8)) & ((1 << (size * 8)) - 1)]
-    now = b"".join(ctypes.string_at(ptr, NATIVE_CODE_BYTES) for _, ptr in targets)
+    now = b"".join([v.raw for v in code_views])
     if now != code:
         n = NATIVE_CODE_BYTES
         changed += sorted({"%s (the code its kernel pointer leads to, rewritten in memory)" % name
@@ -572,9 +584,9 @@ def _function_print(v):
     content), which change what a call of the harness's does with no new function or code."""
     if type(v) is FunctionType:
         kw = v.__kwdefaults__
-        return (id(v), id(v.__code__), id(v.__defaults__), _content(kw) if kw else None)
+        return (_oid(v), _oid(v.__code__), _oid(v.__defaults__), _content(kw) if kw else None)
     code = getattr(v, "__code__", None)
-    return (id(v), id(code) if code is not None else None)
+    return (_oid(v), _oid(code) if code is not None else None)
 
 
 def _content(v, depth=0):
@@ -588,17 +600,17 @@ def _content(v, depth=0):
     if t in (str, bytes, bytearray):
         return (t.__name__, bytes(v) if t is bytearray else v)
     if depth >= 6:
-        return ("id", id(v), id(t))
+        return ("id", _oid(v), _oid(t))
     if t in (tuple, list):
-        return (t.__name__, id(v), tuple(_content(x, depth + 1) for x in v))
+        return (t.__name__, _oid(v), tuple(_content(x, depth + 1) for x in v))
     if t in (set, frozenset):
-        return (t.__name__, id(v), frozenset(_content(x, depth + 1) for x in v))
+        return (t.__name__, _oid(v), frozenset(_content(x, depth + 1) for x in v))
     if t is dict:
-        return ("dict", id(v), tuple((_content(k, depth + 1), _content(x, depth + 1)) for k, x in v.items()))
+        return ("dict", _oid(v), tuple((_content(k, depth + 1), _content(x, depth + 1)) for k, x in v.items()))
     if t is MappingProxyType:  # its dict can be reached and emptied (through ==): by content too
-        return ("mappingproxy", id(v), tuple((_content(k, depth + 1), _content(x, depth + 1))
+        return ("mappingproxy", _oid(v), tuple((_content(k, depth + 1), _content(x, depth + 1))
                                              for k, x in dict.items(v.copy())))
-    return ("id", id(v), id(t))
+    return ("id", _oid(v), _oid(t))
 
 
 def _fingerprint(v, depth=0):
@@ -610,17 +622,17 @@ def _fingerprint(v, depth=0):
     if t in (str, bytes):
         return (t.__name__, hash(v))
     if t in (tuple, list) and depth < 2 and len(v) <= 256:
-        return (t.__name__, id(v), tuple(_fingerprint(x, depth + 1) for x in v))
+        return (t.__name__, _oid(v), tuple(_fingerprint(x, depth + 1) for x in v))
     if t is dict and depth < 2 and len(v) <= 256:
         # Keys as _content takes them: a repr would run the code of a key the candidate put there.
-        return ("dict", id(v), tuple((_content(k, depth + 1), _fingerprint(x, depth + 1)) for k, x in v.items()))
-    return ("id", id(v))
+        return ("dict", _oid(v), tuple((_content(k, depth + 1), _fingerprint(x, depth + 1)) for k, x in v.items()))
+    return ("id", _oid(v))
 
 
 def _cell_id(cell):
     """The identity of what a closure's cell holds; None for a cell emptied (del cell_contents)."""
     try:
-        return id(cell.cell_contents)
+        return _oid(cell.cell_contents)
     except ValueError:
         return None
 
@@ -698,8 +710,8 @@ class ThreadWatch:
         for mod, name in self.originals:
             f = getattr(mod, name, None)
             cells = getattr(f, "__closure__", None) or ()
-            out.append((id(f), id(getattr(f, "__code__", None)), tuple(_cell_id(c) for c in cells)))
-        return (tuple(out), id(self._starts), id(self.native_ids), self.tasks_before, frozenset(self.before))
+            out.append((_oid(f), _oid(getattr(f, "__code__", None)), tuple(_cell_id(c) for c in cells)))
+        return (tuple(out), _oid(self._starts), _oid(self.native_ids), self.tasks_before, frozenset(self.before))
 
     def take_threads_before(self):
         """Takes every OS thread the process has now, right before the candidate is imported
@@ -771,9 +783,9 @@ def harness_codes(modules):
     seen = {}
 
     def add(code):
-        if id(code) in seen:
+        if _oid(code) in seen:
             return
-        seen[id(code)] = code
+        seen[_oid(code)] = code
         for c in code.co_consts:
             if hasattr(c, "co_code"):
                 add(c)
@@ -934,6 +946,8 @@ def install_watch(nonce, result_fd, main_code):
     dumps = json.dumps
     loads = json.loads
     getframe = sys._getframe
+    oid = object.__hash__  # a local: the module's names can be rebound
+    names_process_memory = _names_process_memory
     get_ident = threading.get_ident
     cache_tag, prefix, optimize = sys.implementation.cache_tag, sys.pycache_prefix, sys.flags.optimize
     from io import open as open_file
@@ -963,7 +977,7 @@ def install_watch(nonce, result_fd, main_code):
             os.close(result_fd)
 
     def is_harness(frame):
-        return frame is not None and id(frame.f_code) in st["codes"]
+        return frame is not None and oid(frame.f_code) in st["codes"]
 
     def asker_is_harness(depth=3, libraries=True):
         """Whether the code that raised the event is not the candidate's: the first frame above the
@@ -978,7 +992,7 @@ def install_watch(nonce, result_fd, main_code):
         f = getframe(depth)  # 0 this, 1 _judge, 2 hook, 3 the code whose call raised the event
         while f is not None:
             code = f.f_code
-            if id(code) in st["codes"]:
+            if oid(code) in st["codes"]:
                 return True
             name = code.co_filename
             if type(name) is not str:  # a file name of its own type: made by the candidate
@@ -1071,6 +1085,14 @@ def install_watch(nonce, result_fd, main_code):
                 if getframe(1).f_code is main_code.get("main"):
                     send(loads(args[0]) if json_intact() else {}, last=True)
             return
+        # Most events are none of the rules' (id(), imports' opens, a function's __code__ read: a
+        # check reads ~500): let go first. The attribute's name is the interpreter's own str.
+        if event == "object.__getattr__" and args[1] not in rules_frame_attrs:
+            return
+        if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel.", "code.",
+                                  "marshal.loads")) or event in ("compile", "import") or
+                (event == "open" and names_process_memory(args[0]))):
+            return
         tid = get_ident()
         if tid in st["busy"]:
             return  # an event the hook's own work raised (its frame reads)
@@ -1089,10 +1111,6 @@ def install_watch(nonce, result_fd, main_code):
                 return
             note("audit_hook", "added an audit hook (sys.addaudithook)", False)
             raise RuntimeError("hotkernel: audit hooks are the harness's")
-        if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel.", "code.",
-                                  "marshal.loads")) or event in ("compile", "import") or
-                (event == "open" and _names_process_memory(args[0]))):
-            return
         with st["lock"]:
             st["busy"].add(tid)
             try:
@@ -1106,7 +1124,7 @@ def install_watch(nonce, result_fd, main_code):
         if event == "hotkernel.tampered":
             # The harness's own finding (TrustedRun.tampered), kept here: set back to None on the
             # run, it still voids the result. Said by anything else, it is ignored.
-            if id(getframe(2).f_code) in st["codes"] and isinstance(args[0], str):
+            if oid(getframe(2).f_code) in st["codes"] and isinstance(args[0], str):
                 what = args[0][len("the candidate "):] if args[0].startswith("the candidate ") else "was seen: " + args[0]
                 note("tampered", what[:600], False)
             return
@@ -1176,13 +1194,13 @@ def install_watch(nonce, result_fd, main_code):
             # Plain functions only: reading an attribute of any other object could run the
             # candidate's code (a metaclass property) inside this hook, whose frames hold the secrets.
             if (type(args[1]) is str and args[1] in ("__defaults__", "__kwdefaults__") and type(args[0]) is FunctionType
-                    and id(getattr(args[0], "__code__", None)) in st["codes"] and not asker_is_harness(libraries=False)):
+                    and oid(getattr(args[0], "__code__", None)) in st["codes"] and not asker_is_harness(libraries=False)):
                 note("defaults_replaced", "replaced the defaults of the harness's %s"
                      % getattr(args[0], "__qualname__", "?"), False)
                 return
             if type(args[1]) is str and args[1] == "__code__" and type(args[0]) is FunctionType:
                 code = getattr(args[0], "__code__", None)
-                harness_own = code is not None and id(code) in st["codes"]
+                harness_own = code is not None and oid(code) in st["codes"]
                 if asker_is_harness(libraries=not harness_own):  # no library replaces the harness's code
                     return
                 if harness_own:
