@@ -51,7 +51,24 @@ def main():
         print("cuInit %.3f s, the context (first allocation) %.3f s, the CUPTI clock %.3f s"
               % (t1 - t0, t2 - t1, t3 - t2))
         t0 = time.perf_counter()
-    truns = [runner.TrustedRun(hk, torch, sub, 1234 + i) for i, (_, sub) in enumerate(t.workload_targets())]
+    # Each workload's preparation timed apart; the later ones (the first pays this process's lazy
+    # imports and first kernels, which a run's fork server has paid) under cProfile.
+    truns, made_s, prep = [], [], cProfile.Profile()
+    for i, (_, sub) in enumerate(t.workload_targets()):
+        m0 = time.perf_counter()
+        if i:
+            prep.enable()
+        truns.append(runner.TrustedRun(hk, torch, sub, 1234 + i))
+        if args.device == "cuda":
+            torch.cuda.synchronize()
+        prep.disable()
+        made_s.append(time.perf_counter() - m0)
+    print("each workload's TrustedRun made in %s s" % [round(x, 3) for x in made_s])
+    if len(made_s) > 1:
+        out = io.StringIO()
+        pstats.Stats(prep, stream=out).sort_stats("cumulative").print_stats(args.top)
+        print("the later workloads' preparation, by cumulative time:")
+        print(out.getvalue())
     for tr in truns[1:]:
         if tr.session.is_cuda:
             tr._warmup_min_s, tr._warmup_window_s = hk.WARMUP_MIN_NEXT_S, hk.WARMUP_WINDOW_NEXT_S
@@ -94,6 +111,7 @@ def main():
              ("dispatch tables (%d ops)" % len(tables), lambda: [runner._dump_table(torch, op) for op in tables]),
              ("mode probes", lambda: runner._active_modes(run.prims)),
              ("inputs' attributes", run._inputs_unmarked),
+             ("native pointers (native_changes)", lambda: sys.modules["hotkernel_defences"].native_changes(harness.native, harness.native_pin)),
              ("all (_dispatch_intact)", run._dispatch_intact)]
 
     def timed(label, f):
@@ -103,6 +121,21 @@ def main():
             f()
         print("  %-32s %.3f ms" % (label, (time.perf_counter() - t0) / args.n * 1e3))
 
+    # The audit events one check raises: each one runs the harness's own audit hook in a run.
+    events = {}
+    counting = [False]
+
+    def count_events(event, args):
+        if counting[0]:
+            events[event] = events.get(event, 0) + 1
+
+    sys.addaudithook(count_events)
+    for label, f in parts[:-1]:
+        events.clear()
+        counting[0] = True
+        f()
+        counting[0] = False
+        print("  audit events of %-32s %s" % (label, dict(sorted(events.items(), key=lambda kv: -kv[1]))))
     for with_hook in (False, True):
         if with_hook:
             sys.addaudithook(lambda event, a: None)
