@@ -1086,8 +1086,10 @@ def install_watch(nonce, result_fd, main_code):
                     send(loads(args[0]) if json_intact() else {}, last=True)
             return
         # Most events are none of the rules' (id(), imports' opens, a function's __code__ read: a
-        # check reads ~500): let go first. The attribute's name is the interpreter's own str.
-        if event == "object.__getattr__" and args[1] not in rules_frame_attrs:
+        # check reads ~500): let go first. The interpreter names the attribute with a str; any
+        # other name is sys.audit's caller's own, whose == would run its code here.
+        if event == "object.__getattr__" and (len(args) < 2 or type(args[1]) is not str or
+                                              args[1] not in rules_frame_attrs):
             return
         if not (event.startswith(("sys.", "object.__", "gc.", "ctypes.", "os.kill", "signal.", "hotkernel.", "code.",
                                   "marshal.loads")) or event in ("compile", "import") or
