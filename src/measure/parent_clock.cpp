@@ -214,7 +214,8 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
             "the run reports samples of {:.4g} ms ({:g} calls) but the parent saw each take {:.4g} ms, of which "
             "{:.4g} ms is the fixed cost of a sample (timed before the candidate was imported) and {:.4g} ms the "
             "harness's copies of outputs: {:.4g} ms a sample is missing from the reported times, more than the "
-            "{:.4g} ms allowed; the times were not the harness's clock",
+            "{:.4g} ms allowed; the times were not the harness's clock, or another process's work shared the device "
+            "inside the samples (verify with the device to itself)",
             b.reported_ms, calls, b.window_ms, b.fixed_ms, b.copy_ms, b.excess_ms, b.allowance_ms);
     }
     return b;

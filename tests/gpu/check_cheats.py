@@ -100,6 +100,16 @@ def main():
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
             rows = list(pool.map(lambda kb: one(*kb), todo))
+        # The parent's clock sees a sample's whole window: with other verifies on the same card,
+        # an honest run's windows hold their work too (the blank candidate's baseline read 2.03 ms
+        # a sample against 0.74 ms reported, 10 verifies at once on an H100). An honest row the
+        # clock voided is verified again with the card to itself; that outcome is its row's.
+        by_name = {b.stem: (kind, b) for kind, b in todo}
+        for k, row in enumerate(rows):
+            if row[1] == "honest" and not row[4] and "missing from the reported times" in row[5] and a.jobs > 1:
+                print("%-22s | again, with the card to itself (the parent's clock voided it beside other verifies)"
+                      % row[0], flush=True)
+                rows[k] = one(*by_name[row[0]])
         for body in dear:
             # Against gelu a copy costs what the kernel does; against a baseline ~40 copies dear,
             # copies handed out on repeated input sets would show as a clean speedup.
