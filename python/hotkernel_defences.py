@@ -924,6 +924,42 @@ def _json_guard():
     return intact
 
 
+def _names_guard(harness):
+    """changed(), which lists each global of the harness's modules and each attribute of their own
+    classes that no longer holds the object it held now, or was added (a module's
+    __warningregistry__ aside), compared by `is` against copies kept in its closure; the audit hook
+    asks it when the result is written. (Setting a class's attribute raises no audit event.)
+    The snapshot compared after every sample reads identities through the defences' own module
+    globals: a candidate rebound hotkernel_defences._oid to a callable that answered the original's
+    identity for itself and for a replaced TrustedRun method (a red team's). Nothing here looks a
+    global up when it runs; keys of another type than str are a change, never hashed here."""
+    mods = [harness.watch[name] for name in sorted(harness.own_modules) if name in harness.watch]
+    parts = []
+    for mod in mods:
+        parts.append((mod.__name__, vars(mod), dict(vars(mod))))
+        for v in list(vars(mod).values()):
+            if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                parts.append(("%s.%s" % (mod.__name__, v.__name__), vars(v), dict(vars(v))))
+    kind, marker = type, object()
+
+    def changed():
+        out = []
+        for label, live, snap in parts:
+            keys = list(live)
+            if any(kind(k) is not str for k in keys):
+                out.append("%s (a name of its own type)" % label)
+                continue
+            for k in keys:
+                if k not in snap and k != "__warningregistry__":
+                    out.append("%s.%s (new)" % (label, k))
+            for k, v in snap.items():
+                if live.get(k, marker) is not v:
+                    out.append("%s.%s" % (label, k))
+        return out
+
+    return changed
+
+
 def install_watch(nonce, result_fd, main_code):
     """Installs the harness's own audit hook; returns nothing, so that the nonce and the result
     fd live only in the hook's closure (the interpreter holds the hook; Python code reaches it
@@ -948,10 +984,11 @@ def install_watch(nonce, result_fd, main_code):
     getframe = sys._getframe
     oid = object.__hash__  # a local: the module's names can be rebound
     names_process_memory = _names_process_memory
+    names_guard = _names_guard
     get_ident = threading.get_ident
     cache_tag, prefix, optimize = sys.implementation.cache_tag, sys.pycache_prefix, sys.flags.optimize
     from io import open as open_file
-    st = {"armed": False, "busy": set(), "codes": {}, "path": None, "role": None, "target": None,
+    st = {"armed": False, "busy": set(), "codes": {}, "path": None, "role": None, "target": None, "names": None,
           "invalid": [], "flags": [], "counts": {}, "alarmed": False, "lock": threading.RLock()}
     json_intact = _json_guard()
     # Said instead of the result when json's code was replaced: no encoder writes this one.
@@ -1080,7 +1117,8 @@ def install_watch(nonce, result_fd, main_code):
         if not st["armed"]:
             if event == "hotkernel.arm" and getframe(1).f_code is main_code.get("run"):
                 st.update(codes=args[0], path=args[1], role=args[2], target=args[3], lib_roots=args[4][0],
-                          stdlib=args[4][1], armed=True, pinned=args[5].pinned() if len(args) > 5 else None)
+                          stdlib=args[4][1], armed=True, pinned=args[5].pinned() if len(args) > 5 else None,
+                          names=names_guard(args[5]) if len(args) > 5 else None)
             elif event == "hotkernel.result":
                 if getframe(1).f_code is main_code.get("main"):
                     send(loads(args[0]) if json_intact() else {}, last=True)
@@ -1151,6 +1189,14 @@ def install_watch(nonce, result_fd, main_code):
             if unpinned:
                 late.append("changed the harness's own state or the snapshot it is compared with (%s)"
                             % ", ".join(unpinned[:6]))
+            names_changed = st["names"]
+            try:
+                rebound = names_changed() if names_changed is not None else []
+            except Exception as e:
+                rebound = ["could not be compared: %s: %s" % (type(e).__name__, str(e)[:200])]
+            if rebound:
+                late.append("rebound globals of the harness's modules or attributes of its classes (%s)"
+                            % ", ".join(rebound[:6]))
             if sys.getprofile() is not None or sys.gettrace() is not None:
                 late.append("left a profile or trace hook installed (sys.setprofile/settrace)")
             if getattr(threading, "_profile_hook", None) is not None or getattr(threading, "_trace_hook", None) is not None:
