@@ -730,16 +730,24 @@ def _returned(out):
     return kind.__qualname__
 
 
+# torch's own switches, taken when this file is imported: torch.backends.cuda.matmul is an object
+# of a Python class whose __getattr__ a candidate replaced, and so ran its code at every reference,
+# after the samples and before their checks (a red team's).
+_GET_CUBLAS_TF32, _SET_CUBLAS_TF32 = torch._C._get_cublas_allow_tf32, torch._C._set_cublas_allow_tf32
+_GET_CUDNN_TF32, _SET_CUDNN_TF32 = torch._C._get_cudnn_allow_tf32, torch._C._set_cudnn_allow_tf32
+
+
 class _NoTF32:
     """TF32 off while the reference runs (an fp32 reference must be fp32), restored after."""
 
     def __enter__(self):
-        self.saved = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
+        self.saved = (_GET_CUBLAS_TF32(), _GET_CUDNN_TF32())
+        _SET_CUBLAS_TF32(False)
+        _SET_CUDNN_TF32(False)
 
     def __exit__(self, *exc):
-        torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = self.saved
+        _SET_CUBLAS_TF32(self.saved[0])
+        _SET_CUDNN_TF32(self.saved[1])
 
 
 def upcast(t):

@@ -359,6 +359,12 @@ class TrustedRun:
                     sets, seeds = self.fresh_round(upto=2)
                     self._drawn_again(seeds, len(seeds) - 1, {})
                     self.inputs_intact(sets)
+                    # The secret's views (an element of each input: select) and a CPU spot copy's
+                    # tensor made from its bytes after the window (as_strided): unrecorded, a
+                    # kernel registered on either ran the candidate's code after the window,
+                    # which filled the held outputs before their checks (a red team's).
+                    self._secret_views()
+                    self._spot_tensor((bytes(64), torch.float32, (4, 4), (4, 1)))
                     for views in self._mix_views:
                         if views:
                             self._foreach_mul(views, 1.0)
