@@ -776,6 +776,13 @@ def reference_outputs(target, inputs, baseline_fn=None, reference_fn=None):
     return [upcast(o).detach().clone() for o in outs]
 
 
+# The checks' norm, a C function taken at import: Tensor.norm is torch's Python, which looks
+# torch.functional's globals up at every call; one rebound there ran a red team's code inside
+# every check, which copied the reference into the output under test (a clean 1.3-1.6x for
+# calls that computed 8 of 128 rows).
+_VECTOR_NORM = torch.linalg.vector_norm
+
+
 def _clearly_within(of, rf, rtol, atol_f):
     """check()'s pass for one fp64 output and reference, in few distinct kernels: every element
     finite and inside its allowance by a margin. Returns check()'s figures then, else None, and
@@ -786,7 +793,7 @@ def _clearly_within(of, rf, rtol, atol_f):
     n = rf.numel()
     if n == 0:
         return None
-    scale = float(rf.norm()) / math.sqrt(n)  # rms; NaN/Inf when the reference has any
+    scale = float(_VECTOR_NORM(rf)) / math.sqrt(n)  # rms; NaN/Inf when the reference has any
     if not math.isfinite(scale):
         return None
     a_abs = atol_f * scale
@@ -917,7 +924,7 @@ def _screen_queued(o, r, want_dtype, rtol, atol_f):
             and r.dtype == torch.float32 and tuple(o.shape) == tuple(r.shape) and o.device == r.device
             and (want_dtype is None or o.dtype == want_dtype) and o.numel() > 0):
         return None
-    scale = r.norm().div_(math.sqrt(r.numel()))
+    scale = _VECTOR_NORM(r).div_(math.sqrt(r.numel()))
     diff = torch.sub(o.detach(), r).abs_()  # bf16/fp16 - fp32 promotes to fp32 in one pass
     bound = r.abs().mul_(rtol).add_(scale * atol_f)  # > 0 wherever screen_read passes: scale > 0, atol > 0
     return [scale, diff.div_(bound).max()]
