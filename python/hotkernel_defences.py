@@ -309,6 +309,7 @@ _PLAIN_TYPES = frozenset({type(None), bool, int, float, complex, str, bytes, tup
                           type(len), type(lambda: None)})
 
 
+_MRO = type.__dict__["__mro__"]
 PLAIN_KINDS_BUDGET = 20000  # values looked at in one attribute; more is not the harness's kind of thing
 
 
@@ -319,10 +320,21 @@ def _plain_kinds(v):
     candidate's that says __module__ = "torch" does not). An object nested two lists down ran its
     __del__ as the harness replaced the attribute, and filled the sample's references with zeros
     (refs_prefill.py)."""
+    torch = sys.modules.get("torch")
+    tensors = tuple(t for t in (getattr(torch, "Tensor", None), getattr(getattr(torch, "nn", None), "Parameter", None))
+                    if t is not None)
+
     def ok(x):
         tp = type(x)
         if tp in _PLAIN_TYPES:
             return True
+        # A tensor of a subclass runs its class's __torch_function__ at every torch call on it: a
+        # red team's views of the timed inputs, of a class it named "torch.testing" and put
+        # there, did the work in the harness's own fresh-value copies before each release
+        # (a clean 3.4-4.2x). Only torch's own tensor types (the MRO read through type's own
+        # descriptor: a metaclass's __mro__ would run code).
+        if any(b.__name__ in ("TensorBase", "_TensorBase") for b in _MRO.__get__(tp)) and tp not in tensors:
+            return False
         mod = getattr(tp, "__module__", None)
         if type(mod) is not str or not mod.startswith(_HARNESS_KIND_MODULES):
             return False
