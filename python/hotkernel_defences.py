@@ -326,7 +326,7 @@ def _plain_kinds(v):
 
     def ok(x):
         tp = type(x)
-        if tp in _PLAIN_TYPES:
+        if tp in _PLAIN_TYPES or tp in tensors:
             return True
         # A tensor of a subclass runs its class's __torch_function__ at every torch call on it: a
         # red team's views of the timed inputs, of a class it named "torch.testing" and put
