@@ -333,7 +333,7 @@ def _plain_kinds(v):
         # there, did the work in the harness's own fresh-value copies before each release
         # (a clean 3.4-4.2x). Only torch's own tensor types (the MRO read through type's own
         # descriptor: a metaclass's __mro__ would run code).
-        if any(b.__name__ in ("TensorBase", "_TensorBase") for b in _MRO.__get__(tp)) and tp not in tensors:
+        if any(b.__name__ in ("TensorBase", "_TensorBase") for b in _MRO.__get__(tp)):
             return False
         mod = getattr(tp, "__module__", None)
         if type(mod) is not str or not mod.startswith(_HARNESS_KIND_MODULES):
@@ -904,65 +904,24 @@ TEST_MODULES = frozenset(("_testcapi", "_testinternalcapi", "_testbuffer", "_tes
 SIGNAL_EVENTS = ("os.kill", "os.killpg", "signal.pthread_kill")
 
 
-def _json_guard():
-    """A check that json's code is still what it is now: json.dumps and json.loads look up
-    JSONEncoder's and JSONDecoder's methods, their modules' globals and the default coders'
-    attributes at every call, so a candidate that replaced one (JSONEncoder.encode) rewrote the
-    run's result as it was written (cheats/json_encoder_rewrite.py). Returns intact(): whether
-    every name seen now still holds the same object and none was added (but a submodule of json).
-    Builtins and dict methods only: nothing it calls can be replaced."""
-    import json.decoder
-    import json.encoder
-    import json.scanner
-    from types import ModuleType
-    parts = [(vars(m), m is json) for m in (json, json.encoder, json.decoder, json.scanner)]
-    parts += [(vars(c), False) for c in (json.encoder.JSONEncoder, json.decoder.JSONDecoder)]
-    parts += [(vars(o), False) for o in (getattr(json, "_default_encoder", None), getattr(json, "_default_decoder", None))
-              if o is not None]
-    snaps = [(live, dict(live), submodules_ok) for live, submodules_ok in parts]
-    length, kind = len, type
-
-    def intact():
-        for live, snap, submodules_ok in snaps:
-            if length(live) != length(snap):
-                for k, v in live.items():  # an import of json.tool adds json.tool: not a change
-                    if k not in snap and not (submodules_ok and kind(v) is ModuleType):
-                        return False
-            for k, v in snap.items():
-                if live.get(k, snaps) is not v:
-                    return False
-        return True
-
-    return intact
-
-
-def _names_guard(harness):
-    """changed(), which lists each global of the harness's modules and each attribute of their own
-    classes that no longer holds the object it held now, or was added (a module's
-    __warningregistry__ aside), compared by `is` against copies kept in its closure; the audit hook
-    asks it when the result is written. (Setting a class's attribute raises no audit event.)
-    The snapshot compared after every sample reads identities through the defences' own module
-    globals: a candidate rebound hotkernel_defences._oid to a callable that answered the original's
-    identity for itself and for a replaced TrustedRun method (a red team's). Nothing here looks a
-    global up when it runs; keys of another type than str are a change, never hashed here."""
-    mods = [harness.watch[name] for name in sorted(harness.own_modules) if name in harness.watch]
-    parts = []
-    for mod in mods:
-        parts.append((mod.__name__, vars(mod), dict(vars(mod))))
-        for v in list(vars(mod).values()):
-            if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
-                parts.append(("%s.%s" % (mod.__name__, v.__name__), vars(v), dict(vars(v))))
+def _identity_guard(parts):
+    """changed(): for each (label, live namespace, names it may gain, type its new values may be)
+    of parts, 'label.name' for each name that no longer holds the object it held now (by `is`,
+    against a copy kept in this closure) or was added but as allowed; 'label (a name of its own
+    type)' where a key is not a str (never hashed here: its __hash__ would run). Builtins and dict
+    methods only, taken now: nothing it calls can be replaced, and it looks no global up."""
+    snaps = [(label, live, dict(live), may_add, may_add_type) for label, live, may_add, may_add_type in parts]
     kind, marker = type, object()
 
     def changed():
         out = []
-        for label, live, snap in parts:
+        for label, live, snap, may_add, may_add_type in snaps:
             keys = list(live)
             if any(kind(k) is not str for k in keys):
                 out.append("%s (a name of its own type)" % label)
                 continue
             for k in keys:
-                if k not in snap and k != "__warningregistry__":
+                if k not in snap and k not in may_add and not (may_add_type is not None and kind(live[k]) is may_add_type):
                     out.append("%s.%s (new)" % (label, k))
             for k, v in snap.items():
                 if live.get(k, marker) is not v:
@@ -970,6 +929,50 @@ def _names_guard(harness):
         return out
 
     return changed
+
+
+def _json_guard():
+    """A check that json's code is still what it is now: json.dumps and json.loads look up
+    JSONEncoder's and JSONDecoder's methods, their modules' globals and the default coders'
+    attributes at every call, so a candidate that replaced one (JSONEncoder.encode) rewrote the
+    run's result as it was written (cheats/json_encoder_rewrite.py). Returns intact(): whether
+    every name seen now still holds the same object and none was added (but a submodule of json:
+    an import of json.tool adds json.tool)."""
+    import json.decoder
+    import json.encoder
+    import json.scanner
+    from types import ModuleType
+    none = frozenset()
+    parts = [(m.__name__, vars(m), none, ModuleType if m is json else None)
+             for m in (json, json.encoder, json.decoder, json.scanner)]
+    parts += [(c.__name__, vars(c), none, None) for c in (json.encoder.JSONEncoder, json.decoder.JSONDecoder)]
+    parts += [(name, vars(o), none, None) for name, o in (("_default_encoder", getattr(json, "_default_encoder", None)),
+                                                         ("_default_decoder", getattr(json, "_default_decoder", None)))
+              if o is not None]
+    changed = _identity_guard(parts)
+
+    def intact():
+        return not changed()
+
+    return intact
+
+
+def _names_guard(harness):
+    """changed() (_identity_guard) over every global of the harness's modules (a module's
+    __warningregistry__ may be added) and every attribute of their own classes; the audit hook
+    asks it when the result is written. (Setting a class's attribute raises no audit event.)
+    The snapshot compared after every sample reads identities through the defences' own module
+    globals: a candidate rebound hotkernel_defences._oid to a callable that answered the original's
+    identity for itself and for a replaced TrustedRun method (a red team's)."""
+    mods = [harness.watch[name] for name in sorted(harness.own_modules) if name in harness.watch]
+    registry, none = frozenset({"__warningregistry__"}), frozenset()
+    parts = []
+    for mod in mods:
+        parts.append((mod.__name__, vars(mod), registry, None))
+        for v in list(vars(mod).values()):
+            if isinstance(v, type) and getattr(v, "__module__", None) == mod.__name__:
+                parts.append(("%s.%s" % (mod.__name__, v.__name__), vars(v), none, None))
+    return _identity_guard(parts)
 
 
 def install_watch(nonce, result_fd, main_code):
@@ -1243,9 +1246,7 @@ def install_watch(nonce, result_fd, main_code):
                 count("frames_taken")  # its own frame: torch.compile and logging do it too
             return
         if event == "object.__getattr__":
-            obj, name = args[0], args[1]
-            if name not in rules_frame_attrs:
-                return
+            obj, name = args[0], args[1]  # a name in rules_frame_attrs: the others were let go in hook()
             frame = obj if name == "f_code" else getattr(obj, name, None)
             if is_harness(frame) and not asker_is_harness():
                 note("frame_walk", "walked into the harness's frames (%s of %s)" % (name, frame.f_code.co_name), True)
