@@ -462,11 +462,8 @@ print("OK")
 """ % str(ROOT / "python"), gelu)
 
 
-def test_the_harness_modules_containers_are_compared_by_content_and_its_helpers_watched(py, gelu):
-    # A module dict edited in place kept its identity: the audit hook's rules (SEEN) emptied so,
-    # a profile hook raised no alarm (seen_rules_cleared.py). And the sandbox's module, whose
-    # function installs the filter against new processes as the samples begin, was not watched.
-    py_snippet(py, """
+# A snippet's start: a CPU gelu target's TrustedRun and the Harness snapshot that watches it.
+_HARNESS_ON_GELU = """
 import sys
 sys.path.insert(0, %r)
 import torch, hotkernel_contract as hk, hotkernel_harness as runner
@@ -475,7 +472,14 @@ t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x64"
                "dtype": "fp32", "iters": 6, "samples": 3, "warmup_s": 0.01})
 run = runner.TrustedRun(hk, torch, t, 1234)
 harness = runner.Harness(torch, hk, runner, [run.session.baseline_fn], {"run": run})
-assert harness.state_changes() == [], harness.state_changes()
+""" % str(ROOT / "python")
+
+
+def test_the_harness_modules_containers_are_compared_by_content_and_its_helpers_watched(py, gelu):
+    # A module dict edited in place kept its identity: the audit hook's rules (SEEN) emptied so,
+    # a profile hook raised no alarm (seen_rules_cleared.py). And the sandbox's module, whose
+    # function installs the filter against new processes as the samples begin, was not watched.
+    py_snippet(py, _HARNESS_ON_GELU + """assert harness.state_changes() == [], harness.state_changes()
 hk.TOLERANCES["float32"] = dict(hk.TOLERANCES.get("float32") or {}, rtol=1.0)
 assert any("TOLERANCES" in c for c in harness.state_changes()), harness.state_changes()
 del hk.TOLERANCES["float32"]
@@ -511,7 +515,7 @@ D.SEEN == Emptier()
 assert len(D.SEEN) == 0
 assert any("SEEN" in c for c in harness.state_changes()), harness.state_changes()
 print("OK")
-""" % str(ROOT / "python"), gelu)
+""", gelu)
 
 
 def test_the_check_after_each_sample_raises_no_audit_event_the_hook_would_judge(py, gelu):
@@ -520,16 +524,7 @@ def test_the_check_after_each_sample_raises_no_audit_event_the_hook_would_judge(
     # events, most of a check's 14 ms on an H200's host. It reads identities through object's hash
     # and libtorch's pointers through views made once; what it still raises (marshal's one dumps,
     # a function's __code__ read) the hook lets go of before its lock. And a change is still seen.
-    py_snippet(py, """
-import sys
-sys.path.insert(0, %r)
-import torch, hotkernel_contract as hk, hotkernel_harness as runner
-D = sys.modules["hotkernel_defences"]
-t = hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "64x64", "device": "cpu",
-               "dtype": "fp32", "iters": 6, "samples": 3, "warmup_s": 0.01})
-run = runner.TrustedRun(hk, torch, t, 1234)
-harness = runner.Harness(torch, hk, runner, [run.session.baseline_fn], {"run": run})
-run._harness = harness
+    py_snippet(py, _HARNESS_ON_GELU + """run._harness = harness
 events = {}
 on = [False]
 def count(event, args):
@@ -555,7 +550,7 @@ assert any("_check_fn" in c for c in harness.state_changes()), harness.state_cha
 run._check_fn = was
 assert harness.state_changes() == [], harness.state_changes()
 print("OK")
-""" % str(ROOT / "python"), gelu)
+""", gelu)
 
 
 def test_a_profile_hook_left_after_a_sample_voids_the_run(py, gelu):
