@@ -267,11 +267,13 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
         });
     json clocks_before = clock_state(ctx, gpu);
     // An early decisive stop needs an effect of at least twice the spread between processes of
-    // the same code on this card, where calibrate measured it (stats/stopping.h).
+    // the same code on this card, where calibrate measured it, and three times after one ABBA
+    // cycle (stats/stopping.h).
     std::string spread_source;
     const double spread = process_spread_of(gpu, &spread_source);
     stopping_rule rule;
     rule.min_effect = 2 * spread;
+    rule.fast_min_effect = 3 * spread;
 
     pair_outcome done = run_pairs({.baseline = baseline, .candidate = candidate, .args = script_args, .n = n,
                                    .warmup = warmup, .stop_early = stop_early, .python = python,
@@ -568,9 +570,10 @@ std::vector<bound_param<verify_args>> verify_params() {
               {.name = "stop_early",
                .summary = "Stop when the verdict settles",
                .details = "Settled: decisive when |mean_b - mean_c| exceeds 2.5x the seed's threshold after >= 3 "
-                          "pairs and twice the spread between processes calibrate measured, inconclusive once the "
-                          "seed's rule says so after >= 3, or as soon as a run prints ok=false; with workloads, every "
-                          "workload settled. The verdict is the seed's rule on the pairs run.",
+                          "pairs and twice the spread between processes calibrate measured (after 2 pairs: 5x and "
+                          "3x that spread, or 10x where none was measured), inconclusive once the seed's rule says so "
+                          "after >= 3, or as soon as a run prints ok=false; with workloads, every workload settled. "
+                          "The verdict is the seed's rule on the pairs run.",
                .default_value = true}),
         param(&verify_args::fail_on,
               {.name = "fail_on",

@@ -209,6 +209,19 @@ def test_a_clear_difference_stops_after_three_pairs_and_keeps_the_seeds_rule(tmp
     assert abs(out["diff_ms"]) > 2 * out["threshold_ms"]  # the seed's rule holds, with room
 
 
+def test_a_large_difference_stops_after_one_abba_cycle(tmp_path):
+    # sd 0.02 and a 50% slowdown: |diff| is ~25 standard errors after 2 pairs, past the 10
+    # thresholds a stop there needs where calibrate measured no spread between processes.
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=1.5)
+    out = verdict_of(f, base, cand, n=10, warmup=0)
+    assert out["verdict"] == "slower", out["reasons"]
+    assert out["n"] == 2 and len(out["runs"]) == 4
+    assert "stopped after 2 pairs (one ABBA cycle)" in out["stopped_early"], out["stopped_early"]
+    assert abs(out["diff_ms"]) > 10 * out["threshold_ms"]
+
+
 def two_workload_runs(a, b, wrong_at=None):
     """Per-run lines of a two-workload target (A, B), each run's figures given; at run `wrong_at`
     A's check fails, and with it the run, as the contract says it."""
@@ -303,11 +316,11 @@ def test_true_speedup_is_faster_with_record_fields(tmp_path):
 def test_ok_false_is_incorrect_and_reports_no_speedup(tmp_path):
     f = Fake(tmp_path)
     base = f.script("b.py", mean=1.0)
-    cand = f.script("c.py", mean=0.5, runs=failing(3))
+    cand = f.script("c.py", mean=0.5, runs=failing(2))  # run 2: before one ABBA cycle could settle it
     out = verdict_of(f, base, cand, n=4)
     assert out["verdict"] == "incorrect"
     assert "speedup" not in out
-    assert any("candidate run 3 printed ok=false" in r for r in out["reasons"]), out["reasons"]
+    assert any("candidate run 2 printed ok=false" in r for r in out["reasons"]), out["reasons"]
 
 
 @pytest.mark.parametrize("field,kw", [("seed", {"seed": 1}), ("shapes", {"shapes": ((2048,),)})])

@@ -7,14 +7,30 @@
 using namespace hotkernel;
 
 // b = {10, 10.1, 9.9}: mean 10, std 0.1; same for c shifted by d. threshold = 2*sqrt(2*0.01/3).
-TEST(stopping, decisive_only_past_two_and_a_half_thresholds_and_after_three_pairs) {
+TEST(stopping, decisive_past_two_and_a_half_thresholds_after_three_pairs) {
     const std::vector<double> b{10, 10.1, 9.9};
     const double thr = 2 * std::sqrt(2 * 0.01 / 3);  // 0.163
     EXPECT_EQ(should_stop(b, {10 - 2.51 * thr, 10.1 - 2.51 * thr, 9.9 - 2.51 * thr}).kind, stop_kind::decisive);
     // decisive for the seed's rule (2 x threshold) but not past 2.5x: go on
     EXPECT_EQ(should_stop(b, {10 - 2.0 * thr, 10.1 - 2.0 * thr, 9.9 - 2.0 * thr}).kind, stop_kind::go_on);
-    // two pairs are never enough, however large the gap
-    EXPECT_EQ(should_stop({10, 10.1}, {5, 5.1}).kind, stop_kind::go_on);
+}
+
+// Two pairs (one ABBA cycle): decisive only past 10 thresholds where no spread between processes
+// was measured, past 5 and 3x that spread where it was; never inconclusive.
+TEST(stopping, one_abba_cycle_settles_only_a_large_effect) {
+    const std::vector<double> b{10, 10.01}, c{9.9, 9.91};  // threshold 0.01414, |diff| 0.1: 7 thresholds, 1%
+    EXPECT_EQ(should_stop(b, c).kind, stop_kind::go_on);   // not measured: 10 thresholds needed
+    EXPECT_EQ(should_stop({10, 10.1}, {5, 5.1}).kind, stop_kind::decisive);
+    EXPECT_NE(should_stop({10, 10.1}, {5, 5.1}).why.find("one ABBA cycle"), std::string::npos);
+    stopping_rule rule;
+    rule.fast_min_effect = 0.003;  // 3x a measured spread of 0.1%
+    EXPECT_EQ(should_stop(b, c, rule).kind, stop_kind::decisive);
+    rule.fast_min_effect = 0.02;  // 3x a spread of 0.67%: a 1% effect is not enough
+    EXPECT_EQ(should_stop(b, c, rule).kind, stop_kind::go_on);
+    rule.fast_min_effect = 0.003;
+    rule.fast_pairs = 0;  // off: three pairs at least
+    EXPECT_EQ(should_stop(b, c, rule).kind, stop_kind::go_on);
+    EXPECT_EQ(should_stop({10, 10.1}, {5, 5.1}, rule).kind, stop_kind::go_on);
 }
 
 TEST(stopping, a_decisive_stop_needs_an_effect_of_min_effect) {
