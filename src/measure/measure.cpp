@@ -62,6 +62,7 @@ json run_record::to_json() const {
     if (lock_wait_s >= 0.01) j["waited_for_gpu_s"] = lock_wait_s;
     if (!lock_note.empty()) j["gpu_lock"] = lock_note;
     if (!sandbox.is_null()) j["sandbox"] = sandbox;
+    if (!rerun_of.empty()) j["rerun_of"] = rerun_of;
     return j;
 }
 

@@ -96,6 +96,8 @@ struct run_record {
     std::string reason;
     json contract_flags = json::array();
     json sandbox;  ///< the harness's `sandbox` record: what the kernel enforced (null: none reported)
+    /// Set on a run that replaced one the parent's clock alone voided (pairs.h): that run's reason.
+    std::string rerun_of;
 
     json to_json() const;
 };

@@ -24,6 +24,7 @@ struct pair_plan {
     std::string python;
     double timeout_s = 120;         ///< per run [s]
     stopping_rule rule;             ///< when stop_early stops (its min_effect: the process spread)
+    bool rerun_clock_voided = true; ///< run a run the parent's clock alone voided again, once (pair_outcome::voided)
 };
 
 struct pair_outcome {
@@ -34,6 +35,10 @@ struct pair_outcome {
     /// seed's rule on those pairs, as a verify of that shape alone would have stopped there; the
     /// loop runs on while another is not settled. Absent: not settled by the last pair.
     std::map<std::string, std::size_t> settled_after;
+    /// Runs voided by the parent's clock alone and run again (at most one a verify): a busy host
+    /// can stretch an honest run's windows past their allowance, and a cheat's hidden work does
+    /// it again in the rerun. The rerun stands in their place (its rerun_of says why).
+    std::vector<run_record> voided;
 };
 
 /// (pairs done, pairs planned, message) after each pair, and (0, planned, "starting") first.

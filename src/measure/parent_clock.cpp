@@ -210,6 +210,7 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     }
     if (b.lower && b.excess_ms > b.allowance_ms) {
         b.held = false;
+        b.overshoot = true;
         b.reason = fmt::format(
             "the run reports samples of {:.4g} ms ({:g} calls) but the parent saw each take {:.4g} ms, of which "
             "{:.4g} ms is the fixed cost of a sample (timed before the candidate was imported) and {:.4g} ms the "
@@ -225,10 +226,29 @@ void apply_clock_bound(json& line, const clock_bound& bound) {
     if (!line.is_object()) return;
     if (bound.applies) line["parent_clock"] = bound.to_json();
     if (bound.held) return;
-    const std::string before = line.value("status", "") == "ok" ? "" : line.value("reason", "");
+    const bool was_ok = line.value("status", "") == "ok";
+    const std::string before = was_ok ? "" : line.value("reason", "");
     line["status"] = "invalid";
     line["ok"] = false;
     line["reason"] = before.empty() ? bound.reason : bound.reason + "; " + before;
+    if (was_ok && bound.overshoot && bound.applies) line["parent_clock"]["only_cause"] = true;
+}
+
+bool parent_clock_only_cause(const json& line) {
+    auto alone = [](const json& x) {
+        return x.is_object() && x.contains("parent_clock") && x["parent_clock"].is_object() &&
+               x["parent_clock"].value("only_cause", false);
+    };
+    if (!line.is_object() || line.value("status", "") != "invalid") return false;
+    if (!has_workloads(line)) return alone(line);
+    bool any = false;
+    for (const auto& w : line["workloads"]) {
+        if (!w.is_object()) return false;
+        if (w.value("status", "") == "ok") continue;
+        if (!alone(w)) return false;
+        any = true;
+    }
+    return any;
 }
 
 void apply_clock_bounds(json& line, const parent_clock_log& log, const clock_bound_limits& lim) {

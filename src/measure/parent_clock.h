@@ -133,18 +133,25 @@ struct clock_bound {
     double launch_ms = 0;            ///< what the gap probe allowed once a sample, where more than its gaps a node
     double copy_ms = 0;              ///< the spot copies' time taken out of a sample's window (median)
     double copy_cap_ms = 0;          ///< the most one copy may take out
+    bool overshoot = false;          ///< did not hold because its windows outran its times (not a broken protocol)
     [[nodiscard]] json to_json() const;
 };
 clock_bound check_clock_bound(const parent_clock_log& log, const json& line, const clock_bound_limits& lim = {});
 
 /// Folds the bound into a result line: `parent_clock` (the figures) when the bound applies, and status
-/// "invalid" with the bound's reason when it did not hold. Pure.
+/// "invalid" with the bound's reason when it did not hold; `parent_clock.only_cause` when the
+/// windows' overshoot alone voided a result that was ok (parent_clock_only_cause). Pure.
 void apply_clock_bound(json& line, const clock_bound& bound);
 
 /// check_clock_bound and apply_clock_bound on a result line: on a workloads line (workloads.h)
 /// each workload against its own run of the parent's windows (the workloads' samples come in
 /// order), then the run's status restated from theirs. Pure.
 void apply_clock_bounds(json& line, const parent_clock_log& log, const clock_bound_limits& lim = {});
+
+/// True when a result line was voided by the parent's clock alone: its windows outran its
+/// reported times (at each workload that is not ok, and nothing else made it so) on a run that
+/// was otherwise ok. A busy host can do that to an honest run; verify runs such a run again once.
+bool parent_clock_only_cause(const json& line);
 
 /// The parent's half, serving one run: listens on a fresh socket in a private folder and
 /// answers the harness on a thread of its own, timing each window from the release to the

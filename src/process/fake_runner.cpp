@@ -166,7 +166,12 @@ process_result fake_runner::run(const process_spec& spec, const cancel_token& ca
                 index = std::stoul(env_of(spec, "HOTKERNEL_RUN_INDEX"));
             index_key = (warmup ? "warmup " : "") + std::to_string(index);
             const json& per_run = scripts[name].contains("runs") ? scripts[name]["runs"] : json::object();
-            if (per_run.is_object() && per_run.contains(index_key)) overlay(outcome, per_run[index_key]);
+            if (per_run.is_object() && per_run.contains(index_key)) {
+                // A list: the run's first launch takes the first entry, a rerun of it the next (the last repeats).
+                const json& o = per_run[index_key];
+                const std::size_t seen = m_counts[name + "\n" + role + "\n#" + index_key]++;
+                overlay(outcome, o.is_array() ? (o.empty() ? json::object() : o[std::min(seen, o.size() - 1)]) : o);
+            }
         } else {
             outcome = json{{"spawn_failed", true}};
         }

@@ -11,7 +11,7 @@
 //        "ms": {"mean": 1.0, "sd": 0.02},                      // or a number; drawn per run
 //        "line": {"ok": true, "seed": 0},                      // merged into the result line
 //        "stdout_before": "warming up ...\n",
-//        "runs": {"3": {...}, "warmup 1": {...}}}}}            // per-run overrides of the above
+//        "runs": {"3": {...}, "warmup 1": {...}, "2": [{...}, {...}]}}}}  // per-run overrides (a list: a rerun takes the next)
 // An outcome (a script entry, a program entry or a per-run override) may also say
 // "exit_code", "signal", "stderr", "stdout" (replaces all of stdout), "wall_s", "sleep_s"
 // (waits that long, cancellable, before answering), "hang": true (waits until the spec's
@@ -59,7 +59,7 @@ private:
     json m_script;
     mutable std::mutex m_mutex;
     std::vector<process_spec> m_calls;
-    std::map<std::string, std::size_t> m_counts;  ///< trusted runs per "file\nrole"
+    std::map<std::string, std::size_t> m_counts;  ///< trusted runs per "file\nrole"; launches per "file\nrole\n#index"
 };
 
 /// The fake named by HOTKERNEL_FAKE_RUNNER (a script file), or nullptr when it is unset.

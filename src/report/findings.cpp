@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "util/strings.h"
 #include "util/words.h"
 
 namespace hotkernel {
@@ -50,6 +51,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {effect_under_process_spread, "effect_under_process_spread", W,
      "the verdict is decisive but its effect is smaller than the spread between processes of the same code",
      "treat it as noise unless it repeats: verify again, or with more pairs (--no-stop-early --n 20)"},
+    {parent_clock_rerun, "parent_clock_rerun", W,
+     "a run was voided by the parent's clock alone (its windows outran its reported times by more than allowed) "
+     "and was run again once; the rerun stands in its place",
+     "give the machine to the verify alone (a busy host or GPU stretches the windows); a second void is invalid"},
     {gpu_throttled_after, "gpu_throttled_after", W,
      "nvidia-smi reported power or thermal throttling when the runs finished", "rerun on an idle, cool GPU"},
     {self_reported_timing, "self_reported_timing", W,
@@ -394,6 +399,13 @@ finding effect_under_process_spread(double effect_pct, double spread_pct, std::s
                 fmt::format("the verdict is decisive but its effect ({:.3g}%) is under the spread between processes "
                             "of the same code ({:.3g}%, {}): verify again before believing it",
                             effect_pct, spread_pct, source));
+}
+
+finding parent_clock_rerun(std::string_view run, std::string_view why) {
+    return make(finding_id::parent_clock_rerun,
+                fmt::format("{} was voided by the parent's clock alone and run again once (the rerun stands in its "
+                            "place): {}",
+                            run, shorten(why, 400)));
 }
 
 finding gpu_throttled_after() {

@@ -33,6 +33,7 @@ enum class finding_id {
     under_roofline_floor,
     under_measured_floor,
     effect_under_process_spread,
+    parent_clock_rerun,
     gpu_throttled_after,
     // measured runs: bench and verify (measure/*, tools/bench.cpp, tools/verify.cpp)
     self_reported_timing,
@@ -163,6 +164,8 @@ finding reported_time_exceeds_wall(std::string_view run, double ms, double iters
 finding under_roofline_floor(double candidate_min_ms, std::string_view gpu, double floor_ms, double flops,
                              double bytes, std::string_view dtype);
 finding gpu_throttled_after();
+/// `run`: e.g. "candidate run 2"; `why`: the voided run's reason.
+finding parent_clock_rerun(std::string_view run, std::string_view why);
 
 // measured runs
 /// `scripts`: 1 for bench, 2 for verify.

@@ -349,6 +349,8 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     }
 
     check_effect_size(result, spread, spread_source, warnings);
+    for (const run_record& v : done.voided)
+        warnings.push_back(findings::parent_clock_rerun(fmt::format("{} run {}", v.role, v.index), v.reason));
     if (spread > 0) result["process_spread_pct"] = 100 * spread;
     const int protocol = line_protocol(bline);
     result["protocol"] = protocol;
@@ -400,6 +402,11 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     json runs = json::array();
     for (const run_record* r : all) runs.push_back(r->to_json());
     result["runs"] = runs;
+    if (!done.voided.empty()) {  // the full record keeps what the rerun replaced
+        json voided = json::array();
+        for (const run_record& v : done.voided) voided.push_back(v.to_json());
+        result["voided_runs"] = voided;
+    }
     if (gate) result["gate"] = gate_json(*gate, result);
     if (!exports.empty()) result["exports"] = write_exports(exports, result);
     if (a.plot)

@@ -222,6 +222,26 @@ def test_a_large_difference_stops_after_one_abba_cycle(tmp_path):
     assert abs(out["diff_ms"]) > 10 * out["threshold_ms"]
 
 
+CLOCK_VOIDED = {"line": {"ok": False, "status": "invalid", "parent_clock": {"bound": "broken", "only_cause": True},
+                          "reason": "the run reports samples of 0.84 ms (32 calls) but the parent saw each take 2.65 ms"}}
+
+
+def test_a_run_the_parent_clock_alone_voided_is_run_again_once_and_said(tmp_path):
+    # A busy host stretched the windows of the candidate's run 2; its rerun holds, and stands in.
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0)
+    cand = f.script("c.py", mean=1.0, runs={"2": [CLOCK_VOIDED, {}]})
+    out = verdict_of(f, base, cand, 3, 0, 0, "--no-stop-early", "--detail", "full")
+    assert out["verdict"] != "invalid", out["reasons"]
+    assert [w["id"] for w in out["warnings"]].count("parent_clock_rerun") == 1, out["warnings"]
+    assert "candidate run 2" in next(w["message"] for w in out["warnings"] if w["id"] == "parent_clock_rerun")
+    assert len(out["voided_runs"]) == 1 and out["voided_runs"][0]["status"] == "invalid"
+    assert sum(1 for r in out["runs"] if r.get("rerun_of")) == 1
+    # Voided again: invalid, as any run its clock voids.
+    cand2 = f.script("c2.py", mean=1.0, runs={"2": [CLOCK_VOIDED, CLOCK_VOIDED]})
+    assert verdict_of(f, base, cand2, 3, 0, 0, "--no-stop-early")["verdict"] == "invalid"
+
+
 def two_workload_runs(a, b, wrong_at=None):
     """Per-run lines of a two-workload target (A, B), each run's figures given; at run `wrong_at`
     A's check fails, and with it the run, as the contract says it."""

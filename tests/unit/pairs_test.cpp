@@ -2,6 +2,8 @@
 // folded into the verdict before it is decided.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "measure/compare.h"
 #include "measure/pairs.h"
 #include "process/fake_runner.h"
@@ -93,6 +95,65 @@ TEST(run_pairs, a_clear_difference_stops_early) {
     EXPECT_LT(out.runs.baseline.size(), 20u);
     EXPECT_NE(out.stopped.find("stopped after"), std::string::npos) << out.stopped;
     EXPECT_EQ(compare_runs(out.runs)["verdict"], "slower");
+}
+
+// The candidate's run 2 voided by the parent's clock alone, as a busy host can do to an honest run.
+json clock_voided(bool alone = true) {
+    json pc{{"bound", "broken"}};
+    if (alone) pc["only_cause"] = true;
+    return json{{"line",
+                 {{"ok", false}, {"status", "invalid"}, {"parent_clock", pc},
+                  {"reason", "the run reports samples of 0.8 ms (32 calls) but the parent saw each take 2.6 ms"}}}};
+}
+
+TEST(run_pairs, a_run_voided_by_the_parent_clock_alone_is_run_again_once) {
+    scripts s;
+    fake_runner f(fake_script(1.0, 1.0, json{{"2", json::array({clock_voided(), json::object()})}}));
+    fresh_process_launcher l;
+    std::vector<std::string> said;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 3, .warmup = 0, .stop_early = false,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l,
+                                 [&](double, double, const std::string& msg) { said.push_back(msg); });
+    ASSERT_EQ(out.voided.size(), 1u);
+    EXPECT_EQ(out.voided[0].role, "candidate");
+    EXPECT_EQ(out.voided[0].index, 2u);
+    ASSERT_EQ(out.runs.candidate.size(), 3u);
+    const run_record& rerun = out.runs.candidate[1];
+    EXPECT_TRUE(rerun.ok.value_or(false));
+    EXPECT_NE(rerun.status, run_status::invalid);
+    EXPECT_NE(rerun.rerun_of.find("the parent saw each take"), std::string::npos);
+    EXPECT_EQ(rerun.to_json()["rerun_of"], rerun.rerun_of);
+    EXPECT_GT(rerun.sequence, out.voided[0].sequence);
+    EXPECT_NE(compare_runs(out.runs)["verdict"], "invalid");
+    EXPECT_TRUE(std::any_of(said.begin(), said.end(),
+                            [](const std::string& m) { return m.find("running it again once") != std::string::npos; }));
+}
+
+TEST(run_pairs, a_second_void_by_the_parent_clock_is_invalid) {
+    scripts s;  // run 2 voided twice, and run 3 once: one rerun a verify
+    fake_runner f(fake_script(1.0, 1.0, json{{"2", json::array({clock_voided(), clock_voided()})},
+                                             {"3", clock_voided()}}));
+    fresh_process_launcher l;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 3, .warmup = 0, .stop_early = false,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l, [](double, double, const std::string&) {});
+    EXPECT_EQ(out.voided.size(), 1u);
+    ASSERT_EQ(out.runs.candidate.size(), 3u);
+    EXPECT_EQ(out.runs.candidate[1].status, run_status::invalid);
+    EXPECT_EQ(out.runs.candidate[2].status, run_status::invalid);
+    EXPECT_EQ(compare_runs(out.runs)["verdict"], "invalid");
+}
+
+TEST(run_pairs, a_void_with_another_cause_is_not_run_again) {
+    scripts s;
+    fake_runner f(fake_script(1.0, 1.0, json{{"2", clock_voided(false)}}));
+    fresh_process_launcher l;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 2, .warmup = 0, .stop_early = false,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l, [](double, double, const std::string&) {});
+    EXPECT_TRUE(out.voided.empty());
+    EXPECT_EQ(compare_runs(out.runs)["verdict"], "invalid");
 }
 
 TEST(compare_runs, a_run_the_contract_declared_invalid_voids_the_verdict_before_it_is_decided) {

@@ -252,6 +252,37 @@ TEST(ClockBound, AnOkRunThatNeverConnectedOrBrokeTheProtocolIsInvalid) {
     EXPECT_NE(incorrect["reason"].get<std::string>().find("check call: wrong"), std::string::npos);
 }
 
+// Only an overshoot of an ok run is the clock's alone (verify runs such a run again once): not a
+// broken protocol, not a run that was already incorrect.
+TEST(ClockBound, OnlyAnOkRunsOvershootIsTheClocksAlone) {
+    json line = line_of(10, 0.09, 100);
+    apply_clock_bound(line, check_clock_bound(log_of(10, 10.1, 100), line));
+    EXPECT_EQ(line["parent_clock"]["only_cause"], true);
+    EXPECT_TRUE(parent_clock_only_cause(line));
+
+    json incorrect = line_of(10, 0.09, 100);
+    incorrect["status"] = "incorrect";
+    incorrect["reason"] = "check call: wrong";
+    apply_clock_bound(incorrect, check_clock_bound(log_of(10, 10.1, 100), incorrect));
+    EXPECT_FALSE(parent_clock_only_cause(incorrect));
+
+    auto broke = log_of(10, 10.1, 100);
+    broke.error = "an unknown message: \"x\"";
+    json forged = line_of(10, 0.1, 100);
+    apply_clock_bound(forged, check_clock_bound(broke, forged));
+    EXPECT_EQ(forged["status"], "invalid");
+    EXPECT_FALSE(parent_clock_only_cause(forged));
+
+    // Workloads: every one that is not ok must be the clock's alone.
+    json held = line_of(10, 0.1, 100);
+    held["name"] = "A";
+    json w = json{{"status", "invalid"}, {"ok", false}, {"workloads", {line, held}}};
+    EXPECT_TRUE(parent_clock_only_cause(w));
+    w["workloads"].push_back(incorrect);
+    EXPECT_FALSE(parent_clock_only_cause(w));
+    EXPECT_FALSE(parent_clock_only_cause(json{{"status", "invalid"}, {"workloads", {held}}}));
+}
+
 TEST(ClockBound, RunsWithoutSamplesAreLeftAlone) {
     json err{{"status", "error"}, {"reason", "call: raised"}};
     auto b = check_clock_bound(parent_clock_log{}, err);
