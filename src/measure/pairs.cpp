@@ -17,8 +17,11 @@ namespace {
 /// A run the parent's clock voided and nothing else: ok by its own checks, every other part of
 /// it clean (no process left behind, no ending after its result, no finding of hotkernel's).
 bool voided_by_clock_alone(const run_record& r) {
-    return r.status == run_status::invalid && r.strays.empty() && r.shm_removed.empty() &&
-           r.ended_after_result.empty() && r.line.is_object() && r.reason == r.line.value("reason", "") &&
+    if (r.status != run_status::invalid || !r.strays.empty() || !r.shm_removed.empty() ||
+        !r.ended_after_result.empty() || !r.line.is_object())
+        return false;
+    const auto said = r.line.find("reason");  // the line's own reason: hotkernel voided it for nothing else
+    return said != r.line.end() && said->is_string() && said->get<std::string>() == r.reason &&
            parent_clock_only_cause(r.line);
 }
 

@@ -235,16 +235,23 @@ void apply_clock_bound(json& line, const clock_bound& bound) {
 }
 
 bool parent_clock_only_cause(const json& line) {
-    auto alone = [](const json& x) {
-        return x.is_object() && x.contains("parent_clock") && x["parent_clock"].is_object() &&
-               x["parent_clock"].value("only_cause", false);
+    // Lines are the runner's words: any field may be missing or of another type.
+    auto status_is = [](const json& x, const char* s) {
+        const auto it = x.find("status");
+        return it != x.end() && it->is_string() && it->get<std::string>() == s;
     };
-    if (!line.is_object() || line.value("status", "") != "invalid") return false;
+    auto alone = [](const json& x) {
+        const auto pc = x.find("parent_clock");
+        if (pc == x.end() || !pc->is_object()) return false;
+        const auto only = pc->find("only_cause");
+        return only != pc->end() && only->is_boolean() && only->get<bool>();
+    };
+    if (!line.is_object() || !status_is(line, "invalid")) return false;
     if (!has_workloads(line)) return alone(line);
     bool any = false;
     for (const auto& w : line["workloads"]) {
         if (!w.is_object()) return false;
-        if (w.value("status", "") == "ok") continue;
+        if (status_is(w, "ok")) continue;
         if (!alone(w)) return false;
         any = true;
     }

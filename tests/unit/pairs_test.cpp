@@ -6,6 +6,7 @@
 
 #include "measure/compare.h"
 #include "measure/pairs.h"
+#include "measure/parent_clock.h"
 #include "process/fake_runner.h"
 #include "util/files.h"
 
@@ -143,6 +144,23 @@ TEST(run_pairs, a_second_void_by_the_parent_clock_is_invalid) {
     EXPECT_EQ(out.runs.candidate[1].status, run_status::invalid);
     EXPECT_EQ(out.runs.candidate[2].status, run_status::invalid);
     EXPECT_EQ(compare_runs(out.runs)["verdict"], "invalid");
+}
+
+TEST(run_pairs, a_run_hotkernel_voided_whose_line_has_no_reason_is_not_run_again) {
+    scripts s;  // the line's reason null or absent, the run voided by hotkernel's own finding: no rerun, no throw
+    run_record r;
+    r.status = run_status::invalid;
+    r.reason = "the run changed hotkernel's own scheduling";
+    r.line = json{{"status", "ok"}, {"reason", nullptr}, {"parent_clock", {{"only_cause", true}}}};
+    EXPECT_FALSE(parent_clock_only_cause(r.line));
+    r.line["status"] = nullptr;
+    EXPECT_FALSE(parent_clock_only_cause(r.line));
+    fake_runner f(fake_script(1.0, 1.0, json{{"2", {{"line", {{"status", "ok"}, {"reason", nullptr}}}}}}));
+    fresh_process_launcher l;
+    pair_outcome out = run_pairs({.baseline = s.b, .candidate = s.c, .n = 2, .warmup = 0, .stop_early = false,
+                                  .python = "python3", .timeout_s = 5},
+                                 f, cancel_token{}, l, [](double, double, const std::string&) {});
+    EXPECT_TRUE(out.voided.empty());
 }
 
 TEST(run_pairs, a_void_with_another_cause_is_not_run_again) {
