@@ -23,6 +23,7 @@ from types import CodeType, FunctionType, MappingProxyType
 # object's address, rotated (a bijection); no type can replace it, and it runs no code of the
 # object's class.
 _oid = object.__hash__
+_MAP, _TUPLE = map, tuple  # taken at import, as _oid: the state's comparison runs on these
 
 
 class Primitives:
@@ -155,6 +156,7 @@ class Harness:
         self.own_modules = {"hotkernel_contract", "hotkernel_harness", "hotkernel_defences"} | (set(HELPER_MODULES) &
                                                                                              set(self.watch))
         self.instances = set(own) - {label for label in own if isinstance(self.watch[label], type)}
+        self.namespaces = torch_namespaces(torch)
         self.snap = self._take()
         self.state = self._take_state()
         self._scoped = {}  # parts of state by the instances compared (_state_of)
@@ -233,6 +235,8 @@ class Harness:
                     state[(mod_name, name)] = ("id", _oid(v))
         for mod_name, name in self.critical_names:
             state[(mod_name, name)] = ("id", _oid(vars(self.watch[mod_name]).get(name)))
+        for label, (ns, keys) in self.namespaces.items():  # in C: ~0.1 ms for all of them
+            state[(label, "*")] = ("callables", keys, _TUPLE(_MAP(_oid, _MAP(ns.get, keys))))
         return state
 
     def settled(self):
@@ -499,11 +503,59 @@ def native_changes(native, pin):
 
 def _differing(was, now, code_was=None, code_now=None):
     """'object.attribute' for each key of two snapshots whose value differs, added or removed;
-    first, the harness's code when its two digests (given) differ."""
-    changed = sorted("%s.%s" % key for key in set(was) | set(now) if now.get(key) != was.get(key))
+    first, the harness's code when its two digests (given) differ. A namespace's callables (key
+    (module, "*")) name each one rebound."""
+    changed = []
+    for key in set(was) | set(now):
+        a, b = was.get(key), now.get(key)
+        if a == b:
+            continue
+        if key[1] == "*" and a is not None and b is not None and a[1] is b[1]:
+            changed += ["%s.%s" % (key[0], n) for n, x, y in zip(a[1], a[2], b[2]) if x != y]
+        else:
+            changed.append("%s.%s" % key)
+    changed.sort()
     if code_was != code_now:
         changed.insert(0, "the bytecode or constants of its own functions")
     return changed
+
+
+# torch's own modules whose functions the harness's thread runs through between a sample's window
+# and its checks (torch.no_grad's grad_mode, torch.cuda.synchronize's torch.cuda, Tensor's Python
+# methods, the C functions they call up): every callable in them, compared by identity at every
+# sample and at the result. A rebound one runs the candidate's code in the harness's thread
+# (torch._C._set_grad_enabled, looked up by torch.no_grad's __exit__: a clean 2.7-7.7x).
+# Callables only: a module's plain values (torch.cuda._initialized) are its own state.
+TORCH_NAMESPACES = ("torch._C", "torch._C._nn", "torch._C._VariableFunctions", "torch._C._linalg",
+                    "torch.autograd.grad_mode", "torch.autograd", "torch._jit_internal", "torch._tensor",
+                    "torch.functional", "torch.overrides", "torch._utils", "torch.random", "torch.cuda",
+                    "torch.cuda.graphs", "torch.cuda.streams", "torch.cuda.random", "torch.backends.cuda",
+                    "torch.backends.cudnn")
+
+
+def torch_namespaces(torch):
+    """{module name: (its namespace, the names of its callables now)} for TORCH_NAMESPACES as
+    loaded (a torch without one has none)."""
+    out = {}
+    for name in TORCH_NAMESPACES:
+        mod = sys.modules.get(name)
+        if name == "torch._C._linalg" or mod is None:
+            mod = mod or _attr_path(torch, name)
+        try:
+            ns = vars(mod)
+        except TypeError:
+            continue
+        out[name] = (ns, tuple(sorted(k for k, v in list(ns.items()) if callable(v) and type(k) is str)))
+    return out
+
+
+def _attr_path(torch, name):
+    obj = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
 
 
 def torch_names(codes, known=None):

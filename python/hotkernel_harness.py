@@ -353,7 +353,7 @@ class TrustedRun:
         ops = set()
         try:
             with _op_recorder(torch) as ops:
-                with torch.no_grad():
+                with self.hk._NoGrad():
                     # Two sets, not the round's k: each operator goes through Python dispatch
                     # here (~30 us each), and every set after the first dispatches the same ones.
                     sets, seeds = self.fresh_round(upto=2)
@@ -486,7 +486,7 @@ class TrustedRun:
         for seed in seeds:
             one, shared = self._draw_one(seed, shared)
             sets.append(one)
-        with self.torch.no_grad():
+        with self.hk._NoGrad():
             for dst, src in zip(s.timed_sets, sets):
                 for d, x in zip(dst, src):
                     d.copy_(x)
@@ -530,7 +530,7 @@ class TrustedRun:
             self.fresh_round()
             return
         gen = self._unpredictable_generator()
-        with self.torch.no_grad():
+        with self.hk._NoGrad():
             for one in s.timed_sets:
                 for i in idx:
                     one[i].normal_(generator=gen)
@@ -974,7 +974,7 @@ class TrustedRun:
         failures = ()
         t_measure = self.prims.perf()
         try:
-            with torch.no_grad():
+            with self.hk._NoGrad():
                 # 1. the check call on the hidden-seed check set
                 try:
                     out = fn(*s.check_inputs)
