@@ -9,6 +9,13 @@ install_watch: the harness's PEP 578 audit hook, holder of the run's secrets.
 Embedded in the binary beside the harness and the contract (not vendored into targets), so it is
 free to change with them; the Harness snapshot watches this module too.
 """
+import builtins as _shared_builtins
+# Python's builtins as they were when this file was imported, this module's own copy: a function
+# looks a builtin up in its module's __builtins__, and the shared module's names are the
+# candidate's to rebind (builtins.zip, rebound at import, ran its code inside fresh_round, which
+# handed it each sample's fresh values before the release: a red team's). Compared after every
+# sample (hotkernel_defences.own_builtins).
+__builtins__ = dict(vars(_shared_builtins))
 import json
 import marshal
 import os
@@ -157,6 +164,8 @@ class Harness:
                                                                                              set(self.watch))
         self.instances = set(own) - {label for label in own if isinstance(self.watch[label], type)}
         self.namespaces = torch_namespaces(torch)
+        self.namespaces.update(own_builtins([contract, runner_module, sys.modules[__name__]] +
+                                            [sys.modules[n] for n in HELPER_MODULES if n in sys.modules]))
         self.snap = self._take()
         self.state = self._take_state()
         self._scoped = {}  # parts of state by the instances compared (_state_of)
@@ -546,6 +555,23 @@ def torch_namespaces(torch):
         except TypeError:
             continue
         out[name] = (ns, tuple(sorted(k for k, v in list(ns.items()) if callable(v) and type(k) is str)))
+    return out
+
+
+def own_builtins(modules):
+    """{label: (namespace, the names of its callables now)} for the builtins the harness's modules
+    run with (each one's own copy, or the shared module where one has none) and for the shared
+    builtins module, compared like TORCH_NAMESPACES: a rebound zip ran a red team's code in the
+    harness's thread between a sample's fresh values and its release."""
+    import builtins
+    out = {"builtins": (vars(builtins), tuple(sorted(k for k, v in vars(builtins).items()
+                                                      if callable(v) and type(k) is str)))}
+    for mod in modules:
+        b = vars(mod).get("__builtins__")
+        ns = b if type(b) is dict else getattr(b, "__dict__", None)
+        if type(ns) is dict and ns is not out["builtins"][0]:
+            out[mod.__name__.replace("__main__", "hotkernel_harness") + ".__builtins__"] = (
+                ns, tuple(sorted(k for k, v in ns.items() if callable(v) and type(k) is str)))
     return out
 
 

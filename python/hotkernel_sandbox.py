@@ -35,6 +35,13 @@ HOTKERNEL_TEST_NO_LANDLOCK=1 (read by read_test_switch(), before the harness scr
 from the environment) makes apply() act as on a kernel without Landlock; it exists for the tests
 of the refusal path and can only take protection away where the user also opts out.
 """
+import builtins as _shared_builtins
+# Python's builtins as they were when this file was imported, this module's own copy: a function
+# looks a builtin up in its module's __builtins__, and the shared module's names are the
+# candidate's to rebind (builtins.zip, rebound at import, ran its code inside fresh_round, which
+# handed it each sample's fresh values before the release: a red team's). Compared after every
+# sample (hotkernel_defences.own_builtins).
+__builtins__ = dict(vars(_shared_builtins))
 
 import ctypes
 import os

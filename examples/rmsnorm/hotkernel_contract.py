@@ -25,6 +25,13 @@ triton}, plus gpu, cache_bytes, warmup_s, contract_sha256 (and nonce with a resu
 Importing this module touches no CUDA (a fork server imports it before forking children).
 Pure stdlib + torch; triton is never imported here.
 """
+import builtins as _shared_builtins
+# Python's builtins as they were when this file was imported, this module's own copy: a function
+# looks a builtin up in its module's __builtins__, and the shared module's names are the
+# candidate's to rebind (builtins.zip, rebound at import, ran its code inside fresh_round, which
+# handed it each sample's fresh values before the release: a red team's). Compared after every
+# sample (hotkernel_defences.own_builtins).
+__builtins__ = dict(vars(_shared_builtins))
 
 PROTOCOL = 3
 
