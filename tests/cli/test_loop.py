@@ -237,6 +237,11 @@ def test_a_run_the_parent_clock_alone_voided_is_run_again_once_and_said(tmp_path
     assert "candidate run 2" in next(w["message"] for w in out["warnings"] if w["id"] == "parent_clock_rerun")
     assert len(out["voided_runs"]) == 1 and out["voided_runs"][0]["status"] == "invalid"
     assert sum(1 for r in out["runs"] if r.get("rerun_of")) == 1
+    # A flag the voided run raised stays in the verdict's flags: the rerun is no second chance.
+    flagged = {"line": dict(CLOCK_VOIDED["line"], flags=[{"id": "signal_handler", "message": "a handler on SIGALRM"}])}
+    cand3 = f.script("c3.py", mean=1.0, runs={"2": [flagged, {}]})
+    out3 = verdict_of(f, base, cand3, 3, 0, 0, "--no-stop-early")
+    assert [(x["id"], x.get("role")) for x in out3["flags"]] == [("signal_handler", "candidate")], out3["flags"]
     # Voided again: invalid, as any run its clock voids.
     cand2 = f.script("c2.py", mean=1.0, runs={"2": [CLOCK_VOIDED, CLOCK_VOIDED]})
     assert verdict_of(f, base, cand2, 3, 0, 0, "--no-stop-early")["verdict"] == "invalid"
