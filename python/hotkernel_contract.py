@@ -26,12 +26,7 @@ Importing this module touches no CUDA (a fork server imports it before forking c
 Pure stdlib + torch; triton is never imported here.
 """
 import builtins as _shared_builtins
-# Python's builtins as they were when this file was imported, this module's own copy: a function
-# looks a builtin up in its module's __builtins__, and the shared module's names are the
-# candidate's to rebind (builtins.zip, rebound at import, ran its code inside fresh_round, which
-# handed it each sample's fresh values before the release: a red team's). Compared after every
-# sample (hotkernel_defences.own_builtins).
-__builtins__ = dict(vars(_shared_builtins))
+__builtins__ = dict(vars(_shared_builtins))  # this module's own builtins (hotkernel_defences.own_builtins says why)
 
 PROTOCOL = 3
 

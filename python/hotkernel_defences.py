@@ -10,11 +10,8 @@ Embedded in the binary beside the harness and the contract (not vendored into ta
 free to change with them; the Harness snapshot watches this module too.
 """
 import builtins as _shared_builtins
-# Python's builtins as they were when this file was imported, this module's own copy: a function
-# looks a builtin up in its module's __builtins__, and the shared module's names are the
-# candidate's to rebind (builtins.zip, rebound at import, ran its code inside fresh_round, which
-# handed it each sample's fresh values before the release: a red team's). Compared after every
-# sample (hotkernel_defences.own_builtins).
+# Python's builtins as they were when this file was imported, this module's own copy; each harness
+# module takes one the same way (own_builtins says why).
 __builtins__ = dict(vars(_shared_builtins))
 import json
 import marshal
@@ -547,31 +544,35 @@ def torch_namespaces(torch):
     loaded (a torch without one has none)."""
     out = {}
     for name in TORCH_NAMESPACES:
-        mod = sys.modules.get(name)
-        if name == "torch._C._linalg" or mod is None:
-            mod = mod or _attr_path(torch, name)
+        mod = sys.modules.get(name) or _attr_path(torch, name)  # torch._C's submodules are not in sys.modules
         try:
             ns = vars(mod)
         except TypeError:
             continue
-        out[name] = (ns, tuple(sorted(k for k, v in list(ns.items()) if callable(v) and type(k) is str)))
+        out[name] = (ns, _callable_names(ns))
     return out
+
+
+def _callable_names(ns):
+    """The names of a namespace's callables now, sorted (what torch_namespaces and own_builtins
+    compare by identity)."""
+    return tuple(sorted(k for k, v in list(ns.items()) if callable(v) and type(k) is str))
 
 
 def own_builtins(modules):
     """{label: (namespace, the names of its callables now)} for the builtins the harness's modules
     run with (each one's own copy, or the shared module where one has none) and for the shared
-    builtins module, compared like TORCH_NAMESPACES: a rebound zip ran a red team's code in the
-    harness's thread between a sample's fresh values and its release."""
+    builtins module, compared like TORCH_NAMESPACES. A function looks a builtin up in its module's
+    __builtins__, so each harness module sets its own copy, taken when it is imported: the shared
+    module's names are the candidate's to rebind (builtins.zip, rebound at import, ran a red team's
+    code inside fresh_round, which handed it each sample's fresh values before the release)."""
     import builtins
-    out = {"builtins": (vars(builtins), tuple(sorted(k for k, v in vars(builtins).items()
-                                                      if callable(v) and type(k) is str)))}
+    out = {"builtins": (vars(builtins), _callable_names(vars(builtins)))}
     for mod in modules:
         b = vars(mod).get("__builtins__")
         ns = b if type(b) is dict else getattr(b, "__dict__", None)
         if type(ns) is dict and ns is not out["builtins"][0]:
-            out[mod.__name__.replace("__main__", "hotkernel_harness") + ".__builtins__"] = (
-                ns, tuple(sorted(k for k, v in ns.items() if callable(v) and type(k) is str)))
+            out[mod.__name__.replace("__main__", "hotkernel_harness") + ".__builtins__"] = (ns, _callable_names(ns))
     return out
 
 

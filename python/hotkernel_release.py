@@ -11,12 +11,7 @@ before the candidate was imported, measure.
 Embedded in the binary beside the harness (never vendored into a target).
 """
 import builtins as _shared_builtins
-# Python's builtins as they were when this file was imported, this module's own copy: a function
-# looks a builtin up in its module's __builtins__, and the shared module's names are the
-# candidate's to rebind (builtins.zip, rebound at import, ran its code inside fresh_round, which
-# handed it each sample's fresh values before the release: a red team's). Compared after every
-# sample (hotkernel_defences.own_builtins).
-__builtins__ = dict(vars(_shared_builtins))
+__builtins__ = dict(vars(_shared_builtins))  # this module's own builtins (hotkernel_defences.own_builtins says why)
 import functools
 import os
 import select

@@ -49,6 +49,18 @@ std::vector<const run_record*> in_launch_order(const compare_input& in) {
     return all;
 }
 
+void add_run_flags(json& flags, const run_record& r) {
+    for (const auto& f : r.contract_flags) {
+        json g = f;
+        g["role"] = r.role;
+        bool dup = false;
+        for (const auto& h : flags)
+            dup = dup || (h.contains("role") && h["role"] == r.role && h.contains("id") && g.contains("id") &&
+                          h["id"] == g["id"]);
+        if (!dup) flags.push_back(std::move(g));
+    }
+}
+
 json compare_runs(const compare_input& in) {
     std::vector<std::string> invalid, incorrect;
     json flags = json::array();
@@ -131,15 +143,7 @@ json compare_runs(const compare_input& in) {
     // the comparison, and the flags it raised join ours, once per flag and role.
     std::vector<std::string> contract_invalid;
     for (const run_record* r : in_launch_order(in)) {
-        for (const auto& f : r->contract_flags) {
-            json g = f;
-            g["role"] = r->role;
-            bool dup = false;
-            for (const auto& h : flags)
-                dup = dup || (h.contains("role") && h["role"] == r->role && h.contains("id") && g.contains("id") &&
-                              h["id"] == g["id"]);
-            if (!dup) flags.push_back(std::move(g));
-        }
+        add_run_flags(flags, *r);
         if (found_invalid(*r)) {
             std::string why = fmt::format("the {} run {} is invalid: {}", r->role, r->index, r->reason);
             if (std::find(contract_invalid.begin(), contract_invalid.end(), why) == contract_invalid.end())

@@ -40,6 +40,9 @@ json compare_runs(const compare_input& in);
 /// the runs' totals). Every workload's flags join `flags` naming their workloads.
 json judge_pairs(const compare_input& in, const std::map<std::string, std::size_t>& settled_after = {});
 
+/// The flags the contract raised on run `r` join `flags` with its role, once per id and role.
+void add_run_flags(json& flags, const run_record& r);
+
 /// A flag raised for one workload joins `flags` once per id and role, naming the workloads it
 /// was raised for (`workloads`).
 void merge_workload_flag(json& flags, json f, const std::string& workload);

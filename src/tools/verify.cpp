@@ -323,14 +323,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     json warnings = cmp["warnings"];
     // A run the parent's clock voided and a rerun replaced keeps its flags: a candidate flagged
     // only sometimes gains no second chance from the rerun.
-    for (const run_record& v : done.voided)
-        for (const auto& f : v.contract_flags) {
-            json g = f;
-            g["role"] = v.role;
-            bool dup = false;
-            for (const auto& h : flags) dup = dup || (h.value("role", json()) == g["role"] && h.value("id", json()) == g.value("id", json()));
-            if (!dup) flags.push_back(std::move(g));
-        }
+    for (const run_record& v : done.voided) add_run_flags(flags, v);
 
     const bool on_cpu = ran_on_cpu(bline) || ran_on_cpu(cline);
     if (on_cpu && gpu.gpu) {
