@@ -893,7 +893,7 @@ class TrustedRun:
         honest run of the adversarial suite's 48-call samples used up to 93-124% of its allowance
         where it now uses at most 75% (bench/runs/2026-12-05-cpu-cold-fixed-cost)."""
         if not judged:
-            self._dispatch_finding()
+            self._dispatch_finding(self.watched_as)  # the objects a timed sample of this run compares
             return
         self._connection_intact()
         c0 = self.prims.perf()
