@@ -1587,7 +1587,16 @@ class TrustedRun:
             self.tampered = self.tampered or ("the candidate re-aimed the harness's marks of its copies for the "
                                               "parent's clock: its own marks could cover the time of its calls")
             return self._copy_untimed(out)
-        got = p.tuple(p.map(p.call, (p.perf,) + pause + p.mode_probes + p.tuple(steps) + resume + (p.perf,)))
+        # Every signal blocked in this thread through the pipeline: a fault on reading the output
+        # (its pages protected by the candidate) then kills the run instead of running a native
+        # handler of the candidate's in the copy's time, which the parent takes out of the window
+        # (a handler set through libc, not Python's signal module: cheats/fault_in_copy.py).
+        mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
+        try:
+            got = p.tuple(p.map(p.call, (p.perf,) + pause + p.mode_probes + p.tuple(steps) + resume + (p.perf,)))
+        finally:
+            if mask is not None:
+                p.sigmask(SIG_SETMASK, mask)
         first = 1 + len(pause)
         if self._mode_active(got[first:first + len(p.mode_probes)]):
             return self._copy_untimed(out)

@@ -572,6 +572,7 @@ parent_clock_log parent_clock::finish() {
         m->stop = true;
         m->thread.join();
     }
+    m->log.ended_in_copy = m->pending && m->paused;
     return m->log;
 }
 

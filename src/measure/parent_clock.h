@@ -78,6 +78,9 @@ struct parent_clock_log {
     double waited_ms = 0;            ///< runnable-but-waiting time taken out of the timed windows, in all
     std::size_t stamped = 0;         ///< windows ended by the kernel's stamp of "done" (others: by the read)
     std::vector<window> timed;       ///< timed samples, in order
+    /// The connection ended between a copy's "pause" and its "resume": the harness never came
+    /// back from copying an output (a run killed there faulted on reading the candidate's output).
+    bool ended_in_copy = false;
 };
 
 /// The margins of the bound: a run is invalid when the median over its samples of

@@ -10,6 +10,7 @@
 #include "measure/sandbox.h"
 #include "measure/workloads.h"
 #include "nvidia/profiled_target.h"
+#include "process/spawn.h"
 #include "scaffold/target_spec.h"
 #include "python/interpreter.h"
 #include "util/files.h"
@@ -190,7 +191,19 @@ json accept_channel(const std::string& channel_text, const std::string& nonce) {
         good.front()["reason"].is_string())
         why = good.front()["reason"].get<std::string>() + "; then " + why;
     return json{{"ms", ms.is_number() ? ms : json(0.0)}, {"ok", false}, {"status", "invalid"}, {"reason", why},
-                {"trusted", true}};
+                {"trusted", true}, {"by_parent", true}};
+}
+
+json died_in_copy_line(int term_signal, const parent_clock_log& seen) {
+    if (term_signal == 0 || !seen.ended_in_copy) return nullptr;
+    const std::string why = fmt::format(
+        "the run was killed by signal {} ({}) while the harness copied an output of the candidate's as it "
+        "returned: reading the output's memory faulted, which an honest kernel's output never does (its pages "
+        "left protected for a handler of the candidate's to fill in the copy's time, which the parent takes out "
+        "of the window); the run is not trusted",
+        term_signal, spawn_detail::signal_name(term_signal));
+    return json{{"ms", 0.0}, {"ok", false}, {"status", "invalid"}, {"reason", why}, {"trusted", true},
+                {"by_parent", true}};
 }
 
 run_answer trusted_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
@@ -238,6 +251,7 @@ run_answer trusted_launcher::launch(const run_request& req, process_runner& runn
     std::string script_out = trim(tail_text(res.stdout_text, 600));
     if (!script_out.empty()) res.stderr_text += "\n[script stdout, ignored by the harness]\n" + script_out + "\n";
     json line = accept_channel(res.channel_text, nonce);
+    if (!line.is_object()) line = died_in_copy_line(res.term_signal, seen);
     if (line.is_object()) {
         apply_clock_bounds(line, seen);  // the parent's bound is part of taking the answer
         check_sampled_calls(line);        // and so are the checks every CPU sample must have had

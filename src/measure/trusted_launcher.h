@@ -15,6 +15,8 @@
 
 namespace hotkernel {
 
+struct parent_clock_log;
+
 /// True when the script is a protocol-3 target (a literal `TARGET = {` and the contract
 /// imported), so the harness can run it; plain bench-contract scripts are false.
 bool is_protocol3_target(const std::filesystem::path& script);
@@ -91,8 +93,17 @@ void describe_trust(json& result, json& warnings, const run_launcher& launcher,
                     const std::vector<std::filesystem::path>& scripts);
 
 /// Checks what came over the channel and returns the result line to use, or an "invalid" line
-/// saying what was wrong; null when the channel was empty. Exposed for tests.
+/// saying what was wrong; null when the channel was empty. The lines this side makes in place of
+/// the harness's carry "by_parent": true (they say nothing of the script's shapes, timer or
+/// protocol, which compare_runs then takes from the runs that do). Exposed for tests.
 json accept_channel(const std::string& channel_text, const std::string& nonce);
+
+/// The "invalid" line for a run that died while the harness copied one of the candidate's outputs
+/// (the parent's clock saw a copy's "pause" and never its "resume") and was killed by a signal:
+/// the copy runs with every signal blocked, so a fault there kills the run instead of running a
+/// handler of the candidate's in time the parent takes out of the window. Null otherwise (a
+/// run's other deaths are errors, as before). Exposed for tests.
+json died_in_copy_line(int term_signal, const parent_clock_log& seen);
 
 /// Makes a CPU result (each workload's, where it has several) invalid when its samples checked
 /// fewer calls than the harness always checks (3 held calls and 2 spot checks a sample, or all

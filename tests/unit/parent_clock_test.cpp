@@ -371,6 +371,24 @@ TEST(ParentClock, StampsTheCopiesPausesInsideAWindow) {
     EXPECT_LE(log.timed[0].paused_ms, log.timed[0].ms + log.waited_ms + 0.05);
 }
 
+TEST(ParentClock, SaysWhenTheHarnessNeverCameBackFromACopy) {
+    // A run killed while copying an output (a fault there, with every signal blocked) leaves a
+    // pause with no resume: the launcher names that death (died_in_copy_line).
+    for (const bool resumed : {false, true}) {
+        parent_clock clock;
+        const int fd = connect_to(clock.address());
+        ASSERT_GE(fd, 0);
+        ASSERT_TRUE(write_all(fd, "hello 1\nready empty 0\n"));
+        read_line(fd);
+        ASSERT_TRUE(write_all(fd, "done 0 0\nimport\nready timed 7\n"));
+        read_line(fd);
+        ASSERT_TRUE(write_all(fd, resumed ? "pause\nresume\n" : "pause\n"));
+        ::close(fd);
+        const auto log = clock.finish();
+        EXPECT_EQ(log.ended_in_copy, !resumed);
+    }
+}
+
 TEST(ParentClock, TheSocketIsGoneOnceTheHarnessIsConnected) {
     parent_clock clock;
     const std::string path = clock.address();

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "measure/parent_clock.h"
 #include "measure/trusted_launcher.h"
 #include "python/interpreter.h"
 #include "util/files.h"
@@ -120,4 +121,24 @@ TEST(SampledChecks, ACpuResultThatCheckedFewerCallsThanTheHarnessAlwaysDoesIsInv
     json gpu{{"status", "ok"}, {"timer", "cupti"}};
     check_sampled_calls(gpu);  // a GPU sample checks its replays another way
     EXPECT_EQ(gpu["status"], "ok");
+}
+
+TEST(DiedInCopy, ARunKilledInsideACopysPauseIsInvalidAndSaysSo) {
+    parent_clock_log seen;
+    seen.ended_in_copy = true;
+    const json j = died_in_copy_line(11, seen);
+    ASSERT_TRUE(j.is_object());
+    EXPECT_EQ(j["status"], "invalid");
+    EXPECT_EQ(j["ok"], false);
+    EXPECT_EQ(j["by_parent"], true);
+    const std::string why = j["reason"].get<std::string>();
+    EXPECT_NE(why.find("signal 11 (SIGSEGV)"), std::string::npos) << why;
+    EXPECT_NE(why.find("copied an output"), std::string::npos) << why;
+}
+
+TEST(DiedInCopy, OtherDeathsStayTheErrorsTheyWere) {
+    parent_clock_log seen;
+    EXPECT_TRUE(died_in_copy_line(11, seen).is_null());  // killed elsewhere: a crash of the kernel's own
+    seen.ended_in_copy = true;
+    EXPECT_TRUE(died_in_copy_line(0, seen).is_null());   // exited: no fault
 }

@@ -199,3 +199,20 @@ TEST(compare_runs, a_check_on_one_side_only_is_invalid) {
     for (auto& r : in.candidate) r.ok.reset();
     EXPECT_EQ(compare_runs(in)["verdict"], "invalid");
 }
+
+TEST(compare_runs, a_line_the_parent_made_is_not_compared_with_the_scripts) {
+    // A run killed inside a copy gets a line of the parent's (by_parent): its reason, and no
+    // disagreement on shapes or dtype that only its missing fields would make.
+    auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
+    json made{{"ms", 0.0}, {"ok", false}, {"status", "invalid"}, {"by_parent", true},
+              {"reason", "the run was killed by signal 11 (SIGSEGV) while the harness copied an output"}};
+    in.candidate[0].line = made;
+    in.candidate[0].ok = false;
+    in.candidate[0].status = run_status::invalid;
+    in.candidate[0].reason = made["reason"];
+    auto out = compare_runs(in);
+    EXPECT_EQ(out["verdict"], "invalid");
+    EXPECT_TRUE(has_reason(out, "killed by signal 11"));
+    EXPECT_FALSE(has_reason(out, "disagree")) << out["reasons"].dump();
+    EXPECT_FALSE(has_reason(out, "changed between runs")) << out["reasons"].dump();
+}
