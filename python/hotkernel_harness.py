@@ -840,7 +840,15 @@ class TrustedRun:
         if self.tampered:
             return
         s = self.session
+        plain = self.torch.Tensor
         for t in [x for one in s.timed_sets for x in one] + list(self._as_outputs(s.check_ref) or []):
+            if type(t) is not plain:
+                # Its class swapped (`__class__` assigned, by a finalizer the harness's own young
+                # collection ran): the subclass's copy_ or normal_ would run the candidate's code on
+                # the fresh values before the release, and put the class back (cheats/class_swap_by_gc.py).
+                self.tampered = ("the candidate changed the class of the harness's own tensors (now %s): the "
+                                 "harness's calls of their methods would run its code" % type(t).__name__[:60])
+                return
             shadow = self.hk._shadowed(t)
             if shadow:
                 self.tampered = ("the candidate set attributes on the harness's own tensors (%s) that stand in for "

@@ -147,6 +147,8 @@ json compare_runs(const compare_input& in) {
         json kb = line_field(all_b.front()->line, "rotate_k"), kc = line_field(all_c.front()->line, "rotate_k");
         if (!kb.is_null() && !kc.is_null() && kb != kc)
             warnings.push_back(findings::rotate_k_differs(dump_line(kb), dump_line(kc)));
+        else if (kb == json(1) && kc == json(1))
+            warnings.push_back(findings::inputs_not_rotated());
     }
 
     std::vector<double> b_ms, c_ms;

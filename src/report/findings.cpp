@@ -28,6 +28,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
      "baseline and candidate rotate through different numbers of input sets, so their inputs sit in different "
      "cache states",
      "give both scripts the same rotate"},
+    {inputs_not_rotated, "inputs_not_rotated", W,
+     "no input rotates: every timed call of a sample reads the same tensors, so an output kept from an earlier call "
+     "and handed back (as a copy) reads as speed, which the verdict cannot tell from a faster kernel",
+     "rotate an input in the TARGET (rotate) unless speed on inputs repeated call after call is the point"},
     {zero_spread, "zero_spread", W,
      "every run of both scripts printed the same time: the rule's threshold is 0 and any difference is called",
      "check that the timer has enough resolution"},
@@ -335,6 +339,13 @@ finding rotate_k_differs(std::string_view baseline_k, std::string_view candidate
                 fmt::format("rotate_k differs (baseline {}, candidate {}): their inputs sit in different cache "
                             "states; give both the same rotate",
                             baseline_k, candidate_k));
+}
+
+finding inputs_not_rotated() {
+    return make(finding_id::inputs_not_rotated,
+                "no input rotates (rotate_k 1): every timed call of a sample reads the same tensors, so an output kept "
+                "from an earlier call and handed back as a copy reads as speed, which this verdict cannot tell from a "
+                "faster kernel; rotate an input in the TARGET (rotate) unless speed on repeated inputs is the point");
 }
 
 finding zero_spread() {

@@ -25,6 +25,7 @@ enum class finding_id {
     baseline_unchecked,
     output_unchecked,
     rotate_k_differs,
+    inputs_not_rotated,
     zero_spread,
     high_variance,
     inconclusive_within_threshold,
@@ -153,6 +154,7 @@ finding baseline_unchecked();
 /// `scripts`: 1 for bench (one script), 2 for verify (neither script).
 finding output_unchecked(int scripts);
 finding rotate_k_differs(std::string_view baseline_k, std::string_view candidate_k);
+finding inputs_not_rotated();
 finding zero_spread();
 /// `side` "baseline" or "candidate" for verify; empty for bench's runs.
 finding high_variance(double cv_pct, std::string_view side = {});

@@ -216,3 +216,17 @@ TEST(compare_runs, a_line_the_parent_made_is_not_compared_with_the_scripts) {
     EXPECT_FALSE(has_reason(out, "disagree")) << out["reasons"].dump();
     EXPECT_FALSE(has_reason(out, "changed between runs")) << out["reasons"].dump();
 }
+
+TEST(compare_runs, a_target_that_rotates_nothing_is_told_what_that_lets_through) {
+    // rotate_k 1: every call of a sample reads the same tensors, so an output cache reads as speed.
+    auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
+    for (auto* side : {&in.baseline, &in.candidate})
+        for (auto& r : *side) r.line["rotate_k"] = 1;
+    auto out = compare_runs(in);
+    bool told = false;
+    for (const auto& w : out["warnings"]) told = told || w.value("id", "") == "inputs_not_rotated";
+    EXPECT_TRUE(told) << out["warnings"].dump();
+    for (auto* side : {&in.baseline, &in.candidate})
+        for (auto& r : *side) r.line["rotate_k"] = 8;
+    for (const auto& w : compare_runs(in)["warnings"]) EXPECT_NE(w.value("id", ""), "inputs_not_rotated");
+}
