@@ -1,6 +1,7 @@
 # Cheat: a reference cycle's __del__, run by the harness's own young collection right before each sample's fresh values (the collector is off through the samples, so an off collector says whose collection it is), assigns the timed inputs' __class__ to a subclass whose copy_ (the fresh values' write) does the copy, puts the class back at once and computes the output from the fresh values, in the harness's thread before the release; each call redoes the first row (where the secret goes) and hands back the rest. The class is plain again at every comparison of the state (a red team's: a clean 2.69x and 2.74x at gelu 2048x2048 bf16; 1.11x on the suite's small target); the harness now checks the inputs' class right after its collection, before it calls their methods.
 NEEDS_CUDA = False
 CPU_ONLY = True  # the fresh values' write on the GPU path is a redraw (normal_), which this subclass leaves alone
+BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"
 import gc
 

@@ -1,6 +1,7 @@
 # Cheat: each call computes ~75% of its output and leaves the rest's pages unreadable (mprotect through libc's syscall, by number); a native SIGSEGV handler (a ctypes callback set with libc's signal(), which Python's signal module never sees) computes them when the harness's spot copy first reads them, inside the copy whose time the parent takes out of the window. The copy runs with every signal blocked, so the fault kills the run there, and the parent, which saw the copy's pause and no resume, names it.
 NEEDS_CUDA = False
 CPU_ONLY = True  # CPU outputs: a GPU's memory is not the process's pages
+BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"
 import ctypes
 
