@@ -717,7 +717,7 @@ class TrustedRun:
         new = [sig for sig, h in held if before is not None and not any(s == sig and g is h for s, g in before)]
         if new:  # the candidate's (none but these was there before its import): flagged (signal_handler)
             self.handler_signals = tuple(sorted(set(self.handler_signals) | set(new)))
-        mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
+        mask = _block_all_signals(p)
         # A tuple, not the set sigmask returns: ending the quiet drops it after the fresh values
         # are written, and a set can carry a weakref callback (_collect_young).
         self._quiet_state = (was, tuple(mask) if mask is not None else None)
@@ -1599,7 +1599,7 @@ class TrustedRun:
         # (its pages protected by the candidate) then kills the run instead of running a native
         # handler of the candidate's in the copy's time, which the parent takes out of the window
         # (a handler set through libc, not Python's signal module: cheats/fault_in_copy.py).
-        mask = p.sigmask(SIG_BLOCK, p.all_signals) if p.sigmask is not None and p.all_signals else None
+        mask = _block_all_signals(p)
         try:
             got = p.tuple(p.map(p.call, (p.perf,) + pause + p.mode_probes + p.tuple(steps) + resume + (p.perf,)))
         finally:
@@ -2004,6 +2004,14 @@ class _op_recorder:
         if self.mode is not None:
             self.mode.__exit__(*exc)
         return False
+
+
+def _block_all_signals(prims):
+    """Blocks every signal in this thread; returns the mask before (what SIG_SETMASK puts back), or
+    None where the platform has no pthread_sigmask."""
+    if prims.sigmask is None or not prims.all_signals:
+        return None
+    return prims.sigmask(SIG_BLOCK, prims.all_signals)
 
 
 def _dump_table(torch, op):

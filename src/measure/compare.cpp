@@ -99,7 +99,7 @@ json compare_runs(const compare_input& in) {
     // made in place of the harness's (by_parent: trusted_launcher.h) says nothing of the script:
     // passed over.
     const auto made_by_parent = [](const run_record* r) {
-        return found_invalid(*r) && r->line.is_object() && r->line.value("by_parent", false);
+        return r->line.is_object() && r->line.value("by_parent", false);
     };
     const auto said_by_script = [&](const std::vector<const run_record*>& runs) -> const run_record* {
         for (const auto* r : runs)
@@ -143,8 +143,8 @@ json compare_runs(const compare_input& in) {
     }
     for (const auto& u : unstable_fields(lb, "baseline")) invalid.push_back("a script changed between runs: " + u);
     for (const auto& u : unstable_fields(lc, "candidate")) invalid.push_back("a script changed between runs: " + u);
-    if (!all_b.empty() && !all_c.empty()) {
-        json kb = line_field(all_b.front()->line, "rotate_k"), kc = line_field(all_c.front()->line, "rotate_k");
+    if (first_b && first_c) {
+        json kb = line_field(first_b->line, "rotate_k"), kc = line_field(first_c->line, "rotate_k");
         if (!kb.is_null() && !kc.is_null() && kb != kc)
             warnings.push_back(findings::rotate_k_differs(dump_line(kb), dump_line(kc)));
         else if (kb == json(1) && kc == json(1))

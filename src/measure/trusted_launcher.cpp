@@ -162,6 +162,14 @@ void check_sampled_calls(json& line) {
     }
 }
 
+namespace {
+// An "invalid" line this side makes in place of the harness's (by_parent: trusted_launcher.h).
+json parent_invalid_line(json ms, const std::string& why) {
+    return json{{"ms", std::move(ms)}, {"ok", false}, {"status", "invalid"}, {"reason", why}, {"trusted", true},
+                {"by_parent", true}};
+}
+}  // namespace
+
 json accept_channel(const std::string& channel_text, const std::string& nonce) {
     std::vector<std::string> msgs;
     for (auto& l : split_lines(channel_text))
@@ -190,8 +198,7 @@ json accept_channel(const std::string& channel_text, const std::string& nonce) {
     if (!good.empty() && good.front().value("status", "") == "invalid" && good.front().contains("reason") &&
         good.front()["reason"].is_string())
         why = good.front()["reason"].get<std::string>() + "; then " + why;
-    return json{{"ms", ms.is_number() ? ms : json(0.0)}, {"ok", false}, {"status", "invalid"}, {"reason", why},
-                {"trusted", true}, {"by_parent", true}};
+    return parent_invalid_line(ms.is_number() ? ms : json(0.0), why);
 }
 
 json died_in_copy_line(int term_signal, const parent_clock_log& seen) {
@@ -202,8 +209,7 @@ json died_in_copy_line(int term_signal, const parent_clock_log& seen) {
         "left protected for a handler of the candidate's to fill in the copy's time, which the parent takes out "
         "of the window); the run is not trusted",
         term_signal, spawn_detail::signal_name(term_signal));
-    return json{{"ms", 0.0}, {"ok", false}, {"status", "invalid"}, {"reason", why}, {"trusted", true},
-                {"by_parent", true}};
+    return parent_invalid_line(0.0, why);
 }
 
 run_answer trusted_launcher::launch(const run_request& req, process_runner& runner, const cancel_token& cancel) {
