@@ -250,7 +250,8 @@ def gpu_part(binary, python, out, aa_runs, verify_args, real_sizes=("medium", "l
         res, wall, err = hk(["calibrate"], binary, python=python, timeout=900)
     if res:
         out["calibrate"] = {k: res.get(k) for k in ("gpu", "uuid", "mem_gbs", "bf16_tflops", "method", "mem_pct_of_spec",
-                                                    "bf16_pct_of_spec", "graph_node_gap_us")}
+                                                    "bf16_pct_of_spec", "graph_node_gap_us", "process_spread_pct",
+                                                    "process_spread_bound_pct")}
         out["calibrate"]["graph_gap"] = (res.get("details") or {}).get("graph_gap")
         out["calibrate"]["wall_s"] = wall
         log("calibrate %s: streaming copy %.0f GB/s, bf16 matmul %s TFLOPS, CUDA-graph node gap %s us %s (%.0f s)"

@@ -405,11 +405,11 @@ finding under_measured_floor(std::string_view who, double min_ms, double floor_m
                             who, workload.empty() ? "" : fmt::format(" at {}", workload), min_ms, floor_ms, mem_gbs));
 }
 
-finding effect_under_process_spread(double effect_pct, double spread_pct, std::string_view source) {
+finding effect_under_process_spread(double effect_pct, double floor_pct, std::string_view source) {
     return make(finding_id::effect_under_process_spread,
-                fmt::format("the verdict is decisive but its effect ({:.3g}%) is under the spread between processes "
-                            "of the same code ({:.3g}%, {}): verify again before believing it",
-                            effect_pct, spread_pct, source));
+                fmt::format("the verdict is decisive but its effect ({:.3g}%) is under twice the spread between "
+                            "processes of the same code ({:.3g}%: {}): verify again before believing it",
+                            effect_pct, floor_pct, source));
 }
 
 finding parent_clock_rerun(std::string_view run, std::string_view why) {

@@ -161,7 +161,7 @@ finding high_variance(double cv_pct, std::string_view side = {});
 finding inconclusive_within_threshold(double diff_ms, double diff_pct, double threshold_ms);
 finding speedup_over_10x(double speedup);
 finding under_measured_floor(std::string_view who, double min_ms, double floor_ms, double mem_gbs, std::string_view workload);
-finding effect_under_process_spread(double effect_pct, double spread_pct, std::string_view source);
+finding effect_under_process_spread(double effect_pct, double floor_pct, std::string_view source);
 finding reported_time_exceeds_wall(std::string_view run, double ms, double iters, double wall_s);
 finding under_roofline_floor(double candidate_min_ms, std::string_view gpu, double floor_ms, double flops,
                              double bytes, std::string_view dtype);

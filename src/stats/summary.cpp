@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include <boost/math/distributions/chi_squared.hpp>
+
 namespace hotkernel {
 
 namespace {
@@ -69,6 +71,14 @@ json summary_json_ms(const sample_summary& s) {
                 {"max_ms", finite_or_null(s.max)},
                 {"median_ms", finite_or_null(s.median)},
                 {"cv_pct", finite_or_null(s.cv() * 100)}};
+}
+
+double spread_upper_bound(double sd, std::size_t count, double confidence) {
+    if (count < 2 || !std::isfinite(sd) || sd < 0) return std::numeric_limits<double>::quiet_NaN();
+    const double df = static_cast<double>(count - 1);
+    const double c = std::clamp(confidence, 0.5, 0.999);
+    const double low = boost::math::quantile(boost::math::chi_squared(df), 1.0 - c);
+    return sd * std::sqrt(df / low);
 }
 
 }  // namespace hotkernel

@@ -39,6 +39,14 @@ double sorted_quantile(const std::vector<double>& sorted, double q);
 /// bench's result and each side of verify's comparison are this.
 json summary_json_ms(const sample_summary& s);
 
+/// An upper confidence bound on a standard deviation (or a coefficient of variation) estimated
+/// from `count` values: sd * sqrt((count-1) / chi2_{1-confidence}(count-1)). A spread from a few
+/// processes is often well under the true one (from 6, under 57% of it one time in ten), and a
+/// floor set from it then lets through the differences it exists to stop; the bound is above the
+/// true spread with probability `confidence` on normal noise. NaN when count < 2 or sd is not
+/// finite; confidence is clamped into (0.5, 0.999).
+double spread_upper_bound(double sd, std::size_t count, double confidence = 0.95);
+
 /// A double as JSON, null when not finite (JSON has no NaN).
 json finite_or_null(double v);
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 
@@ -16,6 +17,7 @@
 #include "scale/lease.h"
 #include "store/results_store.h"
 #include "report/findings.h"
+#include "stats/summary.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -131,6 +133,12 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
 
     json out = cal;
     out["index"] = index;
+    if (cal.contains("process_spread_pct")) {  // what verify's floors use (stats/summary.h)
+        const json runs = m["process_spread"].value("runs", json());
+        const double bound = spread_upper_bound(cal["process_spread_pct"].get<double>(),
+                                                runs.is_number_unsigned() ? runs.get<std::size_t>() : 0);
+        if (std::isfinite(bound)) out["process_spread_bound_pct"] = bound;
+    }
     out["path"] = path.string();
     if (const gpu_spec* s = spec_table::builtin().find(g->name)) {
         if (s->mem_gbs) {
@@ -160,10 +168,13 @@ std::string calibrate_render(const json& r) {
     if (r.contains("graph_node_gap_us") && r["graph_node_gap_us"].is_number())
         out += fmt::format("CUDA-graph node gap: {:.3f} us (part of every graph-timed call's ms; see docs/measurement.md)\n",
                            r["graph_node_gap_us"].get<double>());
-    if (r.contains("process_spread_pct") && r["process_spread_pct"].is_number())
-        out += fmt::format("spread between processes: {:.3f}% (cv of the copy's time in 6 processes; verify's floor for "
-                           "an early decisive stop is twice it)\n",
-                           r["process_spread_pct"].get<double>());
+    if (r.contains("process_spread_pct") && r["process_spread_pct"].is_number()) {
+        out += fmt::format("spread between processes: {:.3f}% (cv of the copy's time in 6 processes", r["process_spread_pct"].get<double>());
+        if (r.contains("process_spread_bound_pct") && r["process_spread_bound_pct"].is_number())
+            out += fmt::format("; its 95% upper bound {:.3f}%, twice which is verify's floor for an early decisive stop",
+                               r["process_spread_bound_pct"].get<double>());
+        out += ")\n";
+    }
     out += "method: " + r.value("method", std::string()) + "\n";
     out += "cached at " + r.value("path", std::string()) + " (roofline uses it for attainable_ms_measured)\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";

@@ -222,6 +222,57 @@ def test_a_large_difference_stops_after_one_abba_cycle(tmp_path):
     assert abs(out["diff_ms"]) > 10 * out["threshold_ms"]
 
 
+H200_LIST = "0, NVIDIA H200, GPU-28bcde5d-3b3f-a3b6-16f7-2ec19286727c, 580.159.04, 143771, 700.00, 9.0, 1980, Disabled\n"
+
+
+def with_calibrated_gpu(fake, tmp_path, cv_pct, runs=6):
+    """The fake runner's env with nvidia-smi listing one H200 and a calibration of it cached,
+    whose spread between processes is cv_pct over `runs` processes."""
+    cal = tmp_path / "cache" / "hotkernel" / "calibration" / "GPU-28bcde5d-3b3f-a3b6-16f7-2ec19286727c.json"
+    cal.parent.mkdir(parents=True, exist_ok=True)
+    cal.write_text(json.dumps({"mem_gbs": 4250, "measured_at": "2026-12-06T00:00:00Z", "process_spread_pct": cv_pct,
+                               "details": {"process_spread": {"runs": runs, "cv_pct": cv_pct}}}))
+    env = fake.env()
+    script = json.loads(Path(env["HOTKERNEL_FAKE_RUNNER"]).read_text())
+    script["programs"]["nvidia-smi"] = {"stdout": H200_LIST}
+    Path(env["HOTKERNEL_FAKE_RUNNER"]).write_text(json.dumps(script))
+    return {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+
+def test_the_floor_of_an_early_stop_is_the_upper_bound_of_calibrate_s_spread(tmp_path):
+    # calibrate measured a cv of 0.4% over 6 processes: its 95% upper bound is 0.836%, so a stop
+    # after 2 pairs needs an effect of 2.5% (3x) and one from 3 pairs 1.67% (2x). A 2% slowdown
+    # with little noise is 40 standard errors at 2 pairs and over 3x the cv itself (1.2%), yet
+    # under 3x its bound: it stops at 3 pairs, not 2.
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0, sd=0.0005)
+    cand = f.script("c.py", mean=1.02, sd=0.0005)
+    out = hk_json("verify", base, cand, "--n", "10", "--warmup", "0", env=with_calibrated_gpu(f, tmp_path, 0.4))
+    assert out["verdict"] == "slower", out["reasons"]
+    assert out["process_spread_pct"] == pytest.approx(0.4)
+    assert out["process_spread_bound_pct"] == pytest.approx(0.4 * 2.0893, rel=1e-3)
+    assert out["n"] == 3 and "stopped after 3 pairs" in out["stopped_early"], out["stopped_early"]
+    # A spread measured over more processes is bounded tighter: 20 give 1.38x, a 2-pair floor of
+    # 1.66%, which the 2% slowdown is past.
+    out = hk_json("verify", base, cand, "--n", "10", "--warmup", "0",
+                  env=with_calibrated_gpu(f, tmp_path, 0.4, runs=20))
+    assert out["n"] == 2 and "one ABBA cycle" in out["stopped_early"], out["stopped_early"]
+
+
+def test_a_decisive_effect_under_twice_the_bound_is_warned_about(tmp_path):
+    # cv 0.4% (bound 0.836%): a 1% slowdown that runs to the 10th pair is decisive by the seed's
+    # rule, and under twice the bound (1.67%): the warning names the bound and where it came from.
+    f = Fake(tmp_path)
+    base = f.script("b.py", mean=1.0, sd=0.0005)
+    cand = f.script("c.py", mean=1.01, sd=0.0005)
+    out = hk_json("verify", base, cand, "--n", "4", "--warmup", "0", "--no-stop-early",
+                  env=with_calibrated_gpu(f, tmp_path, 0.4))
+    assert out["verdict"] == "slower", out["reasons"]
+    w = next((w for w in out["warnings"] if w["id"] == "effect_under_process_spread"), None)
+    assert w is not None, out["warnings"]
+    assert "1.67%" in w["message"] and "upper bound" in w["message"] and "6 processes" in w["message"], w["message"]
+
+
 CLOCK_VOIDED = {"line": {"ok": False, "status": "invalid", "parent_clock": {"bound": "broken", "only_cause": True},
                           "reason": "the run reports samples of 0.84 ms (32 calls) but the parent saw each take 2.65 ms"}}
 

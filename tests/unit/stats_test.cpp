@@ -74,3 +74,22 @@ TEST(summary, large_offset_does_not_lose_the_spread) {
     auto s = summarize({1e9 + 1, 1e9 + 2, 1e9 + 3});
     EXPECT_NEAR(s.std, 1.0, 1e-6);
 }
+
+TEST(spread_upper_bound, six_processes_bound_the_spread_at_about_twice_its_estimate) {
+    // chi-square(5) at 0.05 is 1.145476 (tables): sqrt(5 / 1.145476) = 2.0893; chi-square(9) at
+    // 0.05 is 3.325113: sqrt(9 / 3.325113) = 1.6452.
+    EXPECT_NEAR(spread_upper_bound(0.018, 6), 0.018 * 2.0893, 1e-5);
+    EXPECT_NEAR(spread_upper_bound(1.0, 10), 1.6452, 1e-4);
+    // More processes, a tighter bound; more confidence, a looser one; never under the estimate.
+    EXPECT_LT(spread_upper_bound(1.0, 20), spread_upper_bound(1.0, 6));
+    EXPECT_GT(spread_upper_bound(1.0, 6, 0.99), spread_upper_bound(1.0, 6, 0.95));
+    EXPECT_GE(spread_upper_bound(1.0, 1000), 1.0);
+    EXPECT_EQ(spread_upper_bound(0.0, 6), 0.0);
+}
+
+TEST(spread_upper_bound, no_bound_without_two_values_or_a_finite_spread) {
+    EXPECT_TRUE(std::isnan(spread_upper_bound(0.1, 1)));
+    EXPECT_TRUE(std::isnan(spread_upper_bound(0.1, 0)));
+    EXPECT_TRUE(std::isnan(spread_upper_bound(std::numeric_limits<double>::quiet_NaN(), 6)));
+    EXPECT_TRUE(std::isnan(spread_upper_bound(-0.1, 6)));
+}
