@@ -279,6 +279,7 @@ class TrustedRun:
         self.host_ms = None
         self._tampered = None  # through the property: each finding also goes to the audit hook
         self.new_processes = None  # what the sandbox said when the samples began (CPU runs)
+        self.filters = None  # the run's hotkernel_sandbox.FilterLedger: which seccomp filters are the harness's
         self._held_handlers = self._held_signals = ()  # the quiet's (_quiet)
         self.handler_signals = ()  # signals the candidate's Python handlers were on at a sample's end
         self.handlers_before = None  # ((signal, Python handler), ...) before the import (calibrate_release)
@@ -1050,7 +1051,14 @@ class TrustedRun:
                 if not s.is_cuda:  # the CPU count reads the run's processes: none is made from here on
                     # Installed for each workload (a second filter stacks on the first): a memo the
                     # candidate could fill in beforehand once said it was installed when it was not.
+                    foreign = self.filters.foreign() if self.filters is not None else None
+                    if foreign:
+                        self.tampered = foreign
                     self.new_processes = hotkernel_sandbox.deny_new_processes()
+                    if self.new_processes == hotkernel_sandbox.NEW_PROCESSES_DENIED and self.filters is not None:
+                        self.filters.own_added()
+                    elif self.new_processes == hotkernel_sandbox.NOT_IN_FORCE:
+                        self.tampered = self.new_processes
                 candidate_cpu = self._candidate_cpu(threads)
                 wall0 = self.prims.perf()
                 starts0 = threads.starts()
@@ -1141,6 +1149,9 @@ class TrustedRun:
         if group_gone:
             invalid.append("%d process(es) of the run ended during the timed samples (pid %s): the CPU they used there "
                            "cannot be counted" % (len(group_gone), ", ".join(map(str, group_gone[:4]))))
+        foreign = self.filters.foreign() if self.filters is not None else None
+        if foreign:
+            self.tampered = foreign
         if self.tampered:
             invalid.append(self.tampered)
         if self._digest(s.check_ref) != self.ref_digest:
@@ -2280,6 +2291,7 @@ def _run_released(args, inputs, release):
     # will have (CUDA's, CUPTI's, torch's pools; a host callback's thread the candidate could run
     # Python on) is bound too, not only the harness's.
     box = hotkernel_sandbox.apply(args.scratch, inputs.get("caches") or [], no_landlock=args.no_landlock)
+    filters = hotkernel_sandbox.FilterLedger()  # the sandbox's filters, before the candidate can add one
     t_box = time.perf_counter()
     hidden_seed = inputs.pop("check_seed", None)
     if not isinstance(hidden_seed, int):
@@ -2325,6 +2337,7 @@ def _run_released(args, inputs, release):
     del hidden_seed  # not a local of this frame while the candidate runs
     for i, trun in enumerate(truns):
         trun.profile_check = profile_check
+        trun.filters = filters
         if i > 0 and trun.session.is_cuda:  # on a GPU the workload before it has kept it busy
             trun._warmup_min_s, trun._warmup_window_s = hk.WARMUP_MIN_NEXT_S, hk.WARMUP_WINDOW_NEXT_S
     trun = truns[0]

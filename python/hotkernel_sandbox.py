@@ -22,7 +22,9 @@ inherited across fork and exec and cannot be lifted):
   ptrace, process_vm_readv/writev or pidfd_getfd (EPERM; its own either), no namespace made or
   entered (unshare, setns, a clone with a CLONE_NEW* flag: EPERM; clone3: ENOSYS, on which glibc
   uses clone), no key in the kernel's key store (add_key, request_key, keyctl: EPERM), no
-  resource limit of another process read or set (prlimit64 of a pid but 0: EPERM), and no syscall
+  resource limit of another process read or set (prlimit64 of a pid but 0: EPERM), no seccomp
+  filter with a listener installed and no SIGSYS handler set (EPERM: either answers the harness's
+  own calls with the candidate's data; FilterLedger counts any other filter), and no syscall
   of another ABI (32-bit or x32) runs. Semaphores, message queues and keys outlive every process,
   and unlike shared memory (swept after each run: hotkernel knows its maker) the kernel does not
   say who made them, so a run could count its runs or pass word to a later one through them.
@@ -277,6 +279,24 @@ _PRLIMIT = {"x86_64": 302, "aarch64": 261}
 LIMITS_OWN = "own only (prlimit64 of another process denied)"
 
 
+# A seccomp filter of the candidate's with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER), or one
+# that traps to a SIGSYS handler, answers the harness's own system calls with data of its choosing:
+# a red team's filter sent each getrandom(6) of the harness's thread to a thread of its own, which
+# wrote the same bytes every time, so every fresh round drew the same set and a memo of the output
+# read 3.2x faster, clean. Both EPERM: seccomp(2) with that flag, and a SIGSYS handler set
+# (rt_sigaction of SIGSYS with an action; reading it is allowed). A filter of another kind can
+# still make a call fail or return 0 without running: the harness counts the process's filters
+# (FilterLedger) and proves its own spawn filter is in force by a canary only it can know.
+_SECCOMP_FILTER_FLAG_NEW_LISTENER = 8
+_SIGACTION = {"x86_64": 13, "aarch64": 134}
+_SIGSYS = 31  # x86_64 and aarch64
+# The spawn filter's canary: getpid with this first argument answers ENOTRECOVERABLE (131 on both),
+# which a filter made before the number was drawn cannot know to give for it alone.
+_GETPID = {"x86_64": 39, "aarch64": 172}
+_CANARY_ERRNO = 131
+SECCOMP_GUARDED = "guarded (no listener, no SIGSYS handler)"
+
+
 class _SockFilter(ctypes.Structure):
     _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
 
@@ -314,26 +334,45 @@ def _head(arch):
             ("label", "ours"), (_LD_W_ABS, 0, 0, 0), (_JGE_K, "deny", 0, _X32_BIT)]
 
 
-def _sysv_ipc_filter(arch, denied, ignored, clone, clone3, own_pid_only=()):
+def _sysv_ipc_filter(arch, denied, ignored, clone, clone3, own_pid_only=(), seccomp=None, sigaction=None):
     """The BPF program: EPERM for each syscall in `denied` (semget, msgget, ...), x32 numbers and
     any other ABI; 0 without running it for each in `ignored` (setsid, setpgid); EPERM for each in
     `own_pid_only` (prlimit64) whose first argument is a pid other than 0 (the caller); EPERM for a
     clone whose flags make a namespace, ENOSYS for clone3 (its flags are behind a pointer; glibc
-    then uses clone); the rest allowed."""
+    then uses clone); EPERM for `seccomp` (its number) with SECCOMP_FILTER_FLAG_NEW_LISTENER in its
+    flags and for `sigaction` (rt_sigaction's) setting an action for SIGSYS; the rest allowed.
+    An argument's low 32 bits are at 16 + 8 i in seccomp_data, its high ones 4 further."""
+    guards = []
+    if seccomp is not None:
+        guards += [("label", "seccomp"), (_LD_W_ABS, 0, 0, 24),
+                   (_JSET_K, "deny", "allow", _SECCOMP_FILTER_FLAG_NEW_LISTENER)]
+    if sigaction is not None:
+        guards += [("label", "sigaction"), (_LD_W_ABS, 0, 0, 16), (_JEQ_K, "sigsys", "allow", _SIGSYS),
+                   ("label", "sigsys"), (_LD_W_ABS, 0, 0, 24), (_JEQ_K, "act_high", "deny", 0),
+                   ("label", "act_high"), (_LD_W_ABS, 0, 0, 28), (_JEQ_K, "allow", "deny", 0)]
     return _assemble(_head(arch) + [(_JEQ_K, "deny", 0, nr) for nr in denied] +
                      [(_JEQ_K, "ignore", 0, nr) for nr in ignored] +
                      [(_JEQ_K, "own_pid", 0, nr) for nr in own_pid_only] +
+                     ([(_JEQ_K, "seccomp", 0, seccomp)] if seccomp is not None else []) +
+                     ([(_JEQ_K, "sigaction", 0, sigaction)] if sigaction is not None else []) +
                      [(_JEQ_K, "nosys", 0, clone3)] +
                      _clone_flags(clone, "deny", "allow", _CLONE_NEW_NAMESPACES,
-                                  extra=[("label", "own_pid"), (_LD_W_ABS, 0, 0, 16), (_JEQ_K, "allow", "deny", 0)]) +
+                                  extra=[("label", "own_pid"), (_LD_W_ABS, 0, 0, 16), (_JEQ_K, "allow", "deny", 0)]
+                                  + guards) +
                      [("label", "ignore"), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO_NONE)] + _NOSYS)
 
 
-def _spawn_filter(arch, fork, vfork, clone, clone3):
+def _spawn_filter(arch, fork, vfork, clone, clone3, canary=None):
     """The BPF program: EPERM for fork, vfork and a clone without CLONE_THREAD (a process, not a
-    thread), ENOSYS for clone3 (its flags are behind a pointer), and the head's denials."""
+    thread), ENOSYS for clone3 (its flags are behind a pointer), and the head's denials. canary:
+    (getpid's number, a 32-bit value): getpid with that first argument answers _CANARY_ERRNO."""
     never = 0xFFFFFFFF  # a number no syscall has: where the architecture has no fork or vfork
-    return _assemble(_head(arch) + [
+    check = []
+    if canary is not None:
+        check = [(_JEQ_K, 0, "not_getpid", canary[0]), (_LD_W_ABS, 0, 0, 16),
+                 (_JEQ_K, 0, "allow_getpid", canary[1]), (_RET_K, 0, 0, 0x00050000 | _CANARY_ERRNO),
+                 ("label", "allow_getpid"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW), ("label", "not_getpid")]
+    return _assemble(_head(arch) + check + [
         (_JEQ_K, "nosys", 0, clone3),
         (_JEQ_K, "deny", 0, never if fork is None else fork),
         (_JEQ_K, "deny", 0, never if vfork is None else vfork)] +
@@ -374,7 +413,8 @@ def _deny_sysv_ipc(libc):
         _install(libc, _sysv_ipc_filter(arch, (semget, msgget) + _MEMORY_CALLS[machine] + _NAMESPACE_CALLS[machine]
                                         + _KEYRING_CALLS[machine], _GROUP_CALLS[machine],
                                         clone=_SPAWN_CALLS[machine][2], clone3=_SPAWN_CALLS[machine][3],
-                                        own_pid_only=(_PRLIMIT[machine],)), nr_seccomp)
+                                        own_pid_only=(_PRLIMIT[machine],), seccomp=nr_seccomp,
+                                        sigaction=_SIGACTION[machine]), nr_seccomp)
     except OSError as e:
         return "seccomp failed: %s" % e.strerror
     return SYSV_IPC_DENIED
@@ -388,11 +428,77 @@ def deny_new_processes():
     machine = os.uname().machine
     if machine not in _SECCOMP_ARCH:
         return "not on %s (seccomp filter for x86_64 and aarch64 only)" % machine
+    libc = _libc()
+    # Drawn now, after everything the candidate ran: no filter it made before can answer for it.
+    value = int.from_bytes(os.urandom(4), "little")
     try:
-        _install(_libc(), _spawn_filter(_SECCOMP_ARCH[machine][0], *_SPAWN_CALLS[machine]), _SECCOMP_ARCH[machine][3])
+        _install(libc, _spawn_filter(_SECCOMP_ARCH[machine][0], *_SPAWN_CALLS[machine],
+                                     canary=(_GETPID[machine], value)), _SECCOMP_ARCH[machine][3])
     except (AttributeError, OSError) as e:
         return "seccomp failed: %s" % (getattr(e, "strerror", None) or e)
-    return NEW_PROCESSES_DENIED
+    return NEW_PROCESSES_DENIED if _canary_answers(libc, _GETPID[machine], value) else NOT_IN_FORCE
+
+
+NOT_IN_FORCE = ("the spawn filter the harness installed is not in force (its canary got no answer): a seccomp "
+                "filter of the candidate's made the harness's own seccomp call return without running")
+
+
+def _canary_answers(libc, getpid, value):
+    """Whether getpid(value) answers _CANARY_ERRNO and getpid(another value) the pid: the spawn
+    filter drawn with `value` is in force."""
+    def call(arg):
+        ctypes.set_errno(0)
+        r = libc.syscall(ctypes.c_long(getpid), ctypes.c_ulong(arg))
+        return r, ctypes.get_errno()
+    r, e = call(value)
+    r2, _ = call(value ^ 0x5A5A5A5A)
+    return r == -1 and e == _CANARY_ERRNO and r2 == os.getpid()
+
+
+def seccomp_filters():
+    """The number of seccomp filters in force on this thread (/proc/self/status, Linux 5.9 on), or
+    None where the kernel does not say."""
+    try:
+        with open("/proc/thread-self/status", "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    for line in text.split(b"\n"):
+        if line.startswith(b"Seccomp_filters:"):
+            try:
+                return int(line.split(b":", 1)[1])
+            except ValueError:
+                return None
+    return None
+
+
+class FilterLedger:
+    """The seccomp filters this process should have: the sandbox's (counted when it is made, right
+    after the sandbox and before the candidate's import) and each spawn filter the harness installs
+    (own_added). foreign() says why not when the count differs: a filter of the candidate's can make
+    any system call of the harness's fail, or return 0 without running (its own seccomp call, a
+    signal mask), which no check of the harness's could tell from the call's success."""
+
+    def __init__(self):
+        self.expected = seccomp_filters()
+
+    def own_added(self):
+        if self.expected is not None:
+            self.expected += 1
+
+    def foreign(self):
+        """None when the filters in force are the harness's; else a sentence saying what is not."""
+        if self.expected is None:
+            return None
+        now = seccomp_filters()
+        if now == self.expected:
+            return None
+        if now is None:
+            return ("the run's seccomp filters could no longer be counted (/proc/thread-self/status): something "
+                    "made the harness's own reads fail")
+        return ("%d seccomp filter(s) are in force where the sandbox and the harness installed %d: the candidate "
+                "installed its own, which can make the harness's system calls fail or return without running"
+                % (now, self.expected))
 
 
 def _threads():
@@ -472,6 +578,7 @@ def apply(scratch, caches, no_landlock=False, proc_grant=PROC_GRANT):
     rec["namespaces"] = NAMESPACES_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
     rec["keyring"] = KEYRING_DENIED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "allowed (%s)" % rec["sysv_ipc"]
     rec["limits"] = LIMITS_OWN if rec["sysv_ipc"] == SYSV_IPC_DENIED else "any process (%s)" % rec["sysv_ipc"]
+    rec["seccomp"] = SECCOMP_GUARDED if rec["sysv_ipc"] == SYSV_IPC_DENIED else "unguarded (%s)" % rec["sysv_ipc"]
     rec["threads_before"] = _threads()  # running now: not bound by the Landlock domain below
     abi = 0 if no_landlock else landlock_abi(libc)
     rec["landlock_abi"] = abi
