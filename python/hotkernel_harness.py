@@ -455,6 +455,12 @@ class TrustedRun:
         if self.session.is_cuda:
             self.prims.dev_sync()
 
+    def _note_foreign_filters(self):
+        """A seccomp filter the sandbox and the harness did not install voids the run (FilterLedger)."""
+        foreign = self.filters.foreign() if self.filters is not None else None
+        if foreign:
+            self.tampered = foreign
+
     @property
     def tampered(self):
         """What the candidate was seen changing that voids the run (None: nothing)."""
@@ -1051,9 +1057,7 @@ class TrustedRun:
                 if not s.is_cuda:  # the CPU count reads the run's processes: none is made from here on
                     # Installed for each workload (a second filter stacks on the first): a memo the
                     # candidate could fill in beforehand once said it was installed when it was not.
-                    foreign = self.filters.foreign() if self.filters is not None else None
-                    if foreign:
-                        self.tampered = foreign
+                    self._note_foreign_filters()
                     self.new_processes = hotkernel_sandbox.deny_new_processes()
                     if self.new_processes == hotkernel_sandbox.NEW_PROCESSES_DENIED and self.filters is not None:
                         self.filters.own_added()
@@ -1149,9 +1153,7 @@ class TrustedRun:
         if group_gone:
             invalid.append("%d process(es) of the run ended during the timed samples (pid %s): the CPU they used there "
                            "cannot be counted" % (len(group_gone), ", ".join(map(str, group_gone[:4]))))
-        foreign = self.filters.foreign() if self.filters is not None else None
-        if foreign:
-            self.tampered = foreign
+        self._note_foreign_filters()
         if self.tampered:
             invalid.append(self.tampered)
         if self._digest(s.check_ref) != self.ref_digest:

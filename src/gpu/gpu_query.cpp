@@ -4,10 +4,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <system_error>
 
 #include "gpu/spec_table.h"
+#include "stats/summary.h"
 #include "util/errors.h"
 #include "util/files.h"
 #include "util/strings.h"
@@ -179,6 +181,19 @@ std::optional<json> read_calibration(const std::string& uuid) {
                                      "re-create it with `hotkernel calibrate`",
                                      path.string()));
     return j;
+}
+
+std::optional<calibrated_spread> process_spread_in(const json& calibration) {
+    if (!calibration.is_object() || !calibration.value("process_spread_pct", json()).is_number()) return std::nullopt;
+    calibrated_spread s;
+    s.cv_pct = calibration["process_spread_pct"].get<double>();
+    s.processes = 6;  // calibrate has always timed 6; older files do not say
+    const json runs =
+        calibration.value("details", json::object()).value("process_spread", json::object()).value("runs", json());
+    if (runs.is_number_integer() && runs.get<long long>() >= 2) s.processes = runs.get<std::size_t>();
+    s.bound_pct = spread_upper_bound(s.cv_pct, s.processes);
+    if (!(s.cv_pct >= 0) || !std::isfinite(s.bound_pct)) return std::nullopt;
+    return s;
 }
 
 // Which nvidia-smi index the runs use: the first entry of CUDA_VISIBLE_DEVICES (an index or

@@ -70,6 +70,16 @@ std::filesystem::path calibration_path(const std::string& uuid);
 /// object (mem_gbs missing or not a positive number), saying to delete or re-create it.
 std::optional<json> read_calibration(const std::string& uuid);
 
+/// The spread between processes a calibration holds: "process_spread_pct" (the cv of the copy's
+/// time over details.process_spread.runs processes; 6 where an older file does not say) and its
+/// 95% upper bound (stats/summary.h), which verify's floors use; nullopt where it holds none.
+struct calibrated_spread {
+    double cv_pct = 0;
+    double bound_pct = 0;
+    std::size_t processes = 0;
+};
+std::optional<calibrated_spread> process_spread_in(const json& calibration);
+
 /// Which GPU the runs use: the one the first entry of CUDA_VISIBLE_DEVICES names (an index or a
 /// GPU-uuid prefix), the first listed when it is unset, none when it is "" or names no listed GPU.
 std::optional<gpu_record> visible_gpu(const std::vector<gpu_record>& gpus);

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cmath>
 #include <ctime>
 #include <filesystem>
 
@@ -17,7 +16,6 @@
 #include "scale/lease.h"
 #include "store/results_store.h"
 #include "report/findings.h"
-#include "stats/summary.h"
 #include "util/files.h"
 #include "util/strings.h"
 
@@ -133,12 +131,7 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
 
     json out = cal;
     out["index"] = index;
-    if (cal.contains("process_spread_pct")) {  // what verify's floors use (stats/summary.h)
-        const json runs = m["process_spread"].value("runs", json());
-        const double bound = spread_upper_bound(cal["process_spread_pct"].get<double>(),
-                                                runs.is_number_unsigned() ? runs.get<std::size_t>() : 0);
-        if (std::isfinite(bound)) out["process_spread_bound_pct"] = bound;
-    }
+    if (const auto spread = process_spread_in(file)) out["process_spread_bound_pct"] = spread->bound_pct;
     out["path"] = path.string();
     if (const gpu_spec* s = spec_table::builtin().find(g->name)) {
         if (s->mem_gbs) {

@@ -149,7 +149,6 @@ double min_ms_of(const json& side) {
 struct process_spread {
     double measured = 0;  ///< a fraction of the time
     double bound = 0;     ///< a fraction of the time
-    std::size_t processes = 0;
     std::string source;
 };
 
@@ -157,20 +156,13 @@ process_spread process_spread_of(const gpu_context& g) {
     process_spread p;
     if (!g.gpu || !g.gpu->uuid) return p;
     try {
-        auto cal = read_calibration(*g.gpu->uuid);
-        if (!cal || !cal->value("process_spread_pct", json()).is_number()) return p;
-        const double cv = (*cal)["process_spread_pct"].get<double>() / 100.0;
-        // Calibrations before the count was kept timed 6 processes, as calibrate still does.
-        std::size_t k = 6;
-        const json runs = cal->value("details", json::object()).value("process_spread", json::object()).value("runs", json());
-        if (runs.is_number_unsigned() && runs.get<std::size_t>() >= 2) k = runs.get<std::size_t>();
-        const double bound = spread_upper_bound(cv, k);
-        if (!(cv >= 0) || !std::isfinite(bound)) return p;
-        p.measured = cv;
-        p.bound = bound;
-        p.processes = k;
-        p.source = fmt::format("the 95% upper bound of the {:.3g}% calibrate measured over {} processes, {}", 100 * cv,
-                               k, calibration_path(*g.gpu->uuid).string());
+        const auto cal = read_calibration(*g.gpu->uuid);
+        const auto spread = cal ? process_spread_in(*cal) : std::nullopt;
+        if (!spread) return p;
+        p.measured = spread->cv_pct / 100.0;
+        p.bound = spread->bound_pct / 100.0;
+        p.source = fmt::format("the 95% upper bound of the {:.3g}% calibrate measured over {} processes, {}",
+                               spread->cv_pct, spread->processes, calibration_path(*g.gpu->uuid).string());
     } catch (const tool_error&) {
     }
     return p;

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import McpSession
+from cli_support import H200_UUID, McpSession
 
 BIN = os.path.abspath(os.environ.get("HOTKERNEL_BIN", "build/hotkernel"))
 # Any Python 3 runs the synthetic scripts; Debian's starts fastest here (no site packages scan).
@@ -222,13 +222,13 @@ def test_a_large_difference_stops_after_one_abba_cycle(tmp_path):
     assert abs(out["diff_ms"]) > 10 * out["threshold_ms"]
 
 
-H200_LIST = "0, NVIDIA H200, GPU-28bcde5d-3b3f-a3b6-16f7-2ec19286727c, 580.159.04, 143771, 700.00, 9.0, 1980, Disabled\n"
+H200_LIST = "0, NVIDIA H200, %s, 580.159.04, 143771, 700.00, 9.0, 1980, Disabled\n" % H200_UUID
 
 
 def with_calibrated_gpu(fake, tmp_path, cv_pct, runs=6):
     """The fake runner's env with nvidia-smi listing one H200 and a calibration of it cached,
     whose spread between processes is cv_pct over `runs` processes."""
-    cal = tmp_path / "cache" / "hotkernel" / "calibration" / "GPU-28bcde5d-3b3f-a3b6-16f7-2ec19286727c.json"
+    cal = tmp_path / "cache" / "hotkernel" / "calibration" / f"{H200_UUID}.json"
     cal.parent.mkdir(parents=True, exist_ok=True)
     cal.write_text(json.dumps({"mem_gbs": 4250, "measured_at": "2026-12-06T00:00:00Z", "process_spread_pct": cv_pct,
                                "details": {"process_spread": {"runs": runs, "cv_pct": cv_pct}}}))

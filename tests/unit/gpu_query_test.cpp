@@ -194,3 +194,19 @@ TEST(gpu_query, calibration_cache) {
     else ::unsetenv("XDG_CACHE_HOME");
     fs::remove_all(dir);
 }
+
+TEST(process_spread_in, bounds_the_cv_by_the_processes_the_file_names_or_six) {
+    const json older = {{"mem_gbs", 4250}, {"process_spread_pct", 0.018}};  // before the count was kept
+    auto s = process_spread_in(older);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->processes, 6u);
+    EXPECT_NEAR(s->bound_pct, 0.018 * 2.0893, 1e-5);
+    json newer = older;
+    newer["details"] = {{"process_spread", {{"runs", 20}, {"cv_pct", 0.018}}}};
+    s = process_spread_in(newer);
+    ASSERT_TRUE(s.has_value());
+    EXPECT_EQ(s->processes, 20u);
+    EXPECT_LT(s->bound_pct, 0.018 * 2.0893);
+    EXPECT_FALSE(process_spread_in(json{{"mem_gbs", 4250}}).has_value());
+    EXPECT_FALSE(process_spread_in(json{{"mem_gbs", 4250}, {"process_spread_pct", -1.0}}).has_value());
+}
