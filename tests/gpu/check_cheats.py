@@ -66,7 +66,7 @@ def main():
 
         def one(kind, body):
             flags = harness.module_flags(body)
-            expect = flags["expect"] if kind == "cheat" else "clean"
+            expect = flags["gpu_expect"] if kind == "cheat" else "clean"
             cand = harness.make_candidate(d, body, base)
             t0 = time.time()
             rc, res, err = harness.verify(py, base, cand, n=a.n, warmup=a.warmup, timeout_s=600)

@@ -2,6 +2,11 @@
 # results on the other calls.
 NEEDS_CUDA = False
 EXPECT = "caught"
+# On the GPU the calls run once, into the graph's capture: whether the graph then recomputes every
+# output (the batched op captured after the last new input) or hands back a tensor of an earlier,
+# eager call depends on how many calls the time-based warm-up made, so a verify reads `incorrect`
+# or, correct and slower (0.49x on an H100), gains nothing.
+GPU_EXPECT = "defeated"
 import torch
 import torch.nn.functional as F
 
