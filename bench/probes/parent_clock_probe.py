@@ -10,7 +10,8 @@ smallest faked speedup it catches. Scaffolds a gelu target with `hotkernel new`,
     --fractions.
 One JSON line per run, then a summary line. --parallel P benches the honest candidate P at a
 time (a loaded machine's tail, as the test suite loads it); --samples and --cache-bytes shape a
-run as the adversarial suite's (3 samples of 48 calls with a 1 MiB cache).
+run as the adversarial suite's (3 samples of 48 calls with a 1 MiB cache); --sets-bytes lets a
+sample of a big kernel have more calls (HOTKERNEL_SETS_BYTES).
 
     python3 bench/probes/parent_clock_probe.py --bin build/hotkernel --python /usr/bin/python3 \
         --device cpu --shape 128x128 [--n 10] [--fractions 0.02,0.05,0.1,0.2]
@@ -46,6 +47,8 @@ def bench(args, script, fraction):
     env = dict(os.environ, HOTKERNEL_TEST_FAKE_FRACTION=str(fraction))
     if args.cache_bytes:
         env["HOTKERNEL_CACHE_BYTES"] = str(args.cache_bytes)
+    if args.sets_bytes:
+        env["HOTKERNEL_SETS_BYTES"] = str(args.sets_bytes)
     p = subprocess.run([args.bin, "--python", args.python, "--json", "bench", script, "--n", str(args.n)],
                        capture_output=True, text=True, timeout=1800, env=env)
     try:
@@ -65,6 +68,7 @@ def main():
     ap.add_argument("--iters", type=int, default=None, help="calls per sample (the target's iters)")
     ap.add_argument("--samples", type=int, default=None, help="samples a run (the target's samples)")
     ap.add_argument("--cache-bytes", type=int, default=None, help="HOTKERNEL_CACHE_BYTES for the runs")
+    ap.add_argument("--sets-bytes", type=int, default=None, help="HOTKERNEL_SETS_BYTES for the runs")
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--parallel", type=int, default=1, help="honest benches at once, each of --n runs")
     ap.add_argument("--fractions", default="0.02,0.05,0.1,0.2")

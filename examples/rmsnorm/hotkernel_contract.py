@@ -80,6 +80,8 @@ MAX_ROTATE_K = 256
 # call's output is checked on two replays, so each set costs a reference and a check there: on an
 # H200 4 GiB (64 calls of a 64 MiB gelu) took checked replays from 0.035 to 0.19 s a run
 # (bench/runs/2026-11-30-h200-rotation-budget); 1 GiB gives that gelu 16 calls a sample (0.7 ms).
+# A longer sample tightens the parent's clock's bound (docs/trust.md, "How tight the bound is"):
+# HOTKERNEL_SETS_BYTES raises the budget where that is worth the time.
 SETS_BUDGET_BYTES = 1 << 30
 SETS_BUDGET_SHARE = 16
 
@@ -597,7 +599,11 @@ def rotation_k(bytes_per_call, cache, rotate=True, factor=ROTATE_FACTOR, max_k=M
 
 def sets_budget(device):
     """Bytes the rotated input sets of one sample may take: SETS_BUDGET_BYTES, or a
-    1/SETS_BUDGET_SHARE of the device's memory (GPU) or of RAM (CPU) when that is less."""
+    1/SETS_BUDGET_SHARE of the device's memory (GPU) or of RAM (CPU) when that is less.
+    HOTKERNEL_SETS_BYTES overrides (probes of a longer sample; hand-tuning)."""
+    env = os.environ.get("HOTKERNEL_SETS_BYTES")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
     total = None
     try:
         if str(device).startswith("cuda"):
@@ -1215,6 +1221,7 @@ class KernelClock:
             raise ClockError("%s could not be loaded: %s" % (path, e))
         lib.cuptiActivityGetNextRecord.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
         lib.cuptiGetResultString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        lib.cuptiGetTimestamp.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
         self._lib = lib
         self._buffers = {}
         # Buffers made once and handed back after CUPTI completes them: a flush completes the
@@ -1263,6 +1270,12 @@ class KernelClock:
         self._records = []
         for k in CUPTI_KINDS:
             self._call("cuptiActivityEnable", k)
+
+    def mark(self):
+        """CUPTI's time now, on the clock of its records' timestamps (ns)."""
+        ts = self._c.c_uint64(0)
+        self._call("cuptiGetTimestamp", self._c.byref(ts))
+        return ts.value
 
     def stop(self):
         """Flushes and returns the records since start(), sorted: [(start_ns, end_ns)]."""

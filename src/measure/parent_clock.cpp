@@ -93,7 +93,6 @@ json clock_bound::to_json() const {
         j["copy_cap_ms"] = r(copy_cap_ms);  // the most one copy may take out
     }
     if (gap_ms_per_op > 0) j["gap_ms_per_op"] = std::round(gap_ms_per_op * 1e6) / 1e6;
-    if (launch_ms > 0) j["launch_ms"] = r(launch_ms);  // the gap probe's time past its kernels, allowed once
     return j;
 }
 
@@ -192,21 +191,17 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.reported_ms = median_of(reported);
     b.excess_ms = median_of(excess);
     b.copy_ms = median_of(copied);
-    b.allowance_ms = lim.abs_ms + lim.frac * b.window_ms + calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
+    const bool kernel_clock = timer == "cupti";
+    b.allowance_ms = (kernel_clock ? lim.cupti_abs_ms : lim.abs_ms) + (kernel_clock ? lim.cupti_frac : lim.frac) * b.window_ms +
+                     calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
                      lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
     // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
-    // allowed, per GPU operation of a call, as the gap probe measured them before the import. Its
-    // graph of many nodes also launches slower under CUPTI than the empty samples' graph of one,
-    // as a timed graph does: the probe's whole time past the fixed cost and its own kernels is
-    // allowed once a sample where that is more (bench/runs/2026-12-04-h200-bound-and-speed).
-    if (timer == "cupti" && log.gap_nodes > 0 && log.gap_window_ms >= 0 && log.gap_busy_ms >= 0) {
+    // allowed, per GPU operation of a call, as the gap probe measured them before the import.
+    if (kernel_clock && log.gap_nodes > 0 && log.gap_window_ms >= 0 && log.gap_busy_ms >= 0) {
         const double extra = std::max(0.0, log.gap_window_ms - b.fixed_ms - log.gap_busy_ms);
         b.gap_ms_per_op = extra / static_cast<double>(log.gap_nodes);
         const double ops = std::clamp(num(line, "gpu_ops_per_call", 1), 1.0, lim.max_ops_per_call);
-        const double gaps = calls * ops * b.gap_ms_per_op * lim.gap_factor;
-        const double launch = std::min(extra, lim.max_launch_ms);
-        if (launch > gaps) b.launch_ms = launch;
-        b.allowance_ms += std::max(gaps, launch);
+        b.allowance_ms += calls * ops * b.gap_ms_per_op * lim.gap_factor;
     }
     if (b.lower && b.excess_ms > b.allowance_ms) {
         b.held = false;
