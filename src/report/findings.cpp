@@ -25,8 +25,8 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {output_unchecked, "output_unchecked", W, "no script prints \"ok\": nothing checks that the output is right",
      "scaffold the target with `new`, or print {\"ms\": ..., \"ok\": ...}"},
     {rotate_k_differs, "rotate_k_differs", W,
-     "baseline and candidate rotate through different numbers of input sets, so their inputs sit in different "
-     "cache states",
+     "baseline and candidate rotate through different numbers of input sets and one has fewer than its caches "
+     "need (cache_k), so their inputs sit in different cache states",
      "give both scripts the same rotate"},
     {inputs_not_rotated, "inputs_not_rotated", W,
      "no input rotates: every timed call of a sample reads the same tensors, so an output kept from an earlier call "

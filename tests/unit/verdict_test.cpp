@@ -217,6 +217,28 @@ TEST(compare_runs, a_line_the_parent_made_is_not_compared_with_the_scripts) {
     EXPECT_FALSE(has_reason(out, "changed between runs")) << out["reasons"].dump();
 }
 
+TEST(compare_runs, sets_of_a_call_each_differ_in_number_only_where_one_side_reads_warmer_inputs) {
+    // A CPU sizes its samples by time: 55 calls (and sets) in one run, 56 in another, both past the
+    // 24 sets the cache needs. Not a difference of cache state; 16 sets against 56 is.
+    auto warned = [](const json& out) {
+        for (const auto& w : out["warnings"])
+            if (w.value("id", "") == "rotate_k_differs") return true;
+        return false;
+    };
+    auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
+    for (auto* side : {&in.baseline, &in.candidate})
+        for (auto& r : *side) r.line["cache_k"] = 24;
+    for (auto& r : in.baseline) r.line["rotate_k"] = 55;
+    for (auto& r : in.candidate) r.line["rotate_k"] = 56;
+    EXPECT_FALSE(warned(compare_runs(in)));
+    for (auto& r : in.candidate) r.line["rotate_k"] = 16;
+    EXPECT_TRUE(warned(compare_runs(in)));
+    for (auto* side : {&in.baseline, &in.candidate})  // lines without cache_k: any difference
+        for (auto& r : *side) r.line.erase("cache_k");
+    for (auto& r : in.candidate) r.line["rotate_k"] = 56;
+    EXPECT_TRUE(warned(compare_runs(in)));
+}
+
 TEST(compare_runs, a_target_that_rotates_nothing_is_told_what_that_lets_through) {
     // rotate_k 1: every call of a sample reads the same tensors, so an output cache reads as speed.
     auto in = pairs({2, 2.1, 2.05}, {1, 1.1, 1.05});
