@@ -876,13 +876,14 @@ class TrustedRun:
     def _release(self, calls, *groups, clock=False):
         """Starts a timed sample: the parent's release, whose secret is mixed into each group of
         views (the timed inputs, and the harness's copies of them). Returns (the sets mixed, the
-        factor, CUPTI's mark): the first two are what a set drawn again needs to be the set the
-        calls saw (_drawn_again). clock: CUPTI times the sample, primed before the release
-        (_prime_clock; the mark is None without it). The mark is a local of the caller's, not state
-        a candidate could move between the release and the records' reading."""
+        factor, CUPTI's marks): the first two are what a set drawn again needs to be the set the
+        calls saw (_drawn_again). clock: CUPTI times the sample, primed before the release and
+        marked again once the mix is done (_prime_clock, _mixed_mark; the marks are None without
+        it). The marks are locals of the caller's, not state a candidate could move between the
+        release and the records' reading."""
         self._quiet()  # (already quiet after a sample: the first sample's window is gc-free too)
         flat, picked = self._picked(*groups)
-        mark = self._prime_clock(flat) if clock else None
+        primed = self._prime_clock(flat) if clock else None
         self._connection_intact()
         try:
             secret = self.release.ready("timed", calls)
@@ -892,7 +893,8 @@ class TrustedRun:
         # last sample runs its handler where the parent sees the time, not on the fresh values
         # before the release. The young generations were collected before those (_collect_young).
         self._unquiet(window=True, collect=False)
-        return picked, self._mix(secret, flat), mark
+        factor = self._mix(secret, flat)
+        return picked, factor, ((primed, self._mixed_mark()) if clock else None)
 
     def _prime_clock(self, flat):
         """CUPTI's activity on, and primed, before a release: the first launch after it is enabled
@@ -900,8 +902,8 @@ class TrustedRun:
         time no record holds. Inside the window that launch was most of a sample's fixed cost, and a
         graph of many nodes paid ~0.4 ms more of it than the empty samples' one node, which the bound
         had to allow: a report 30% short of a 0.7 ms sample got through. The prime replays the
-        harness's one-node graph and multiplies the views the release will mix by 1.0, the same
-        launches as the mix; returns CUPTI's time after them (the mark, _sample_records)."""
+        harness's one-node graph and multiplies the views the release will mix by 1.0 (the mix's
+        launches, warm); returns CUPTI's time after them (_sample_records)."""
         p = self.prims
         self._clock_start()
         p.replay(self._prime[0])
@@ -911,16 +913,22 @@ class TrustedRun:
         p.dev_sync()
         return self._clock_mark()
 
-    def _sample_records(self, recs, mark):
-        """A primed sample's own records: those that started after the mark, less the mix's first
-        (as many as the prime's records less its graph's one: the mix repeats those launches, and
-        runs first on the stream). None when no record of the prime came back: CUPTI's activity was
-        taken or disabled before the release."""
-        before = sum(1 for r in recs if r[0] < mark)
-        if before == 0:
+    def _mixed_mark(self):
+        """CUPTI's time once the release's mix has run on the device, before the calls launch
+        (inside the window, in the empty samples too): what started before it is not the sample's."""
+        self.prims.dev_sync()
+        return self._clock_mark()
+
+    def _sample_records(self, recs, marks):
+        """A primed sample's own records: those that started after the mix was done (marks: the
+        prime's and the mix's, _release). Told apart by time, not by count: a kernel of the
+        candidate's launched around the prime (from a native thread, or a CUPTI callback of its
+        own) is dropped with the prime's, and takes none of the sample's with it. None when no
+        record of the prime came back: CUPTI's activity was taken or disabled before the release."""
+        primed, mixed = marks
+        if not any(r[0] < primed for r in recs):
             return None
-        after = [r for r in recs if r[0] >= mark]
-        return after[before - 1:]
+        return [r for r in recs if r[0] >= mixed]
 
     def _done(self, copies=0, copy_s=0.0, marked=None):
         """Ends a timed sample: its answer's arrival stops the parent's clock. Quiet first
@@ -1013,6 +1021,7 @@ class TrustedRun:
             self._unquiet(window=True, collect=False)
             self._mix(secret, flat)
             if cupti:
+                self._mixed_mark()
                 p.replay(one)
                 p.dev_sync()
                 self._quiet()
@@ -1032,15 +1041,16 @@ class TrustedRun:
             for _ in range(GAP_SAMPLES):
                 self._collect_young()
                 flat, _ = self._picked(views)
-                mark = self._prime_clock(flat)
+                primed = self._prime_clock(flat)
                 secret = rel.ready("gap", GAP_NODES)
                 self._unquiet(window=True, collect=False)
                 self._mix(secret, flat)
+                marks = (primed, self._mixed_mark())
                 p.replay(gap)
                 p.dev_sync()
                 self._quiet()
                 rel.done()
-                recs = self._sample_records(self._clock_stop(), mark)
+                recs = self._sample_records(self._clock_stop(), marks)
                 if recs:
                     rel.note("gap_busy_ms", self._busy(sorted(recs)) / 1e6)
             del gap, gap_buf
@@ -1856,7 +1866,7 @@ class TrustedRun:
             self.l2.reset()
             p.dev_sync()  # the reset's own GPU work ends here, not inside the parent's window
             fresh_s += p.perf() - f0
-            _, _, mark = self._release(s.calls, self._mix_views, clock=clock is not None)
+            _, _, marks = self._release(s.calls, self._mix_views, clock=clock is not None)
             if clock is None:
                 a, b = self._timed_replay(graph)
                 p.ev_sync(b)
@@ -1867,7 +1877,7 @@ class TrustedRun:
                 p.dev_sync()
                 self._done()
                 k0 = p.perf()
-                recs = self._sample_records(self._clock_stop(), mark)
+                recs = self._sample_records(self._clock_stop(), marks)
                 if recs is None:
                     self.tampered = ("timed replay %d: CUPTI returned no record of the harness's own launches before "
                                      "the release (its activity was disabled or its records taken while the candidate "

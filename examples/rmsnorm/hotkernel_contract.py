@@ -601,9 +601,12 @@ def sets_budget(device):
     """Bytes the rotated input sets of one sample may take: SETS_BUDGET_BYTES, or a
     1/SETS_BUDGET_SHARE of the device's memory (GPU) or of RAM (CPU) when that is less.
     HOTKERNEL_SETS_BYTES overrides (probes of a longer sample; hand-tuning)."""
-    env = os.environ.get("HOTKERNEL_SETS_BYTES")
-    if env and env.isdigit() and int(env) > 0:
-        return int(env)
+    try:
+        said = int(os.environ.get("HOTKERNEL_SETS_BYTES") or 0)
+    except ValueError:
+        said = 0
+    if said > 0:
+        return said
     total = None
     try:
         if str(device).startswith("cuda"):
@@ -1221,7 +1224,10 @@ class KernelClock:
             raise ClockError("%s could not be loaded: %s" % (path, e))
         lib.cuptiActivityGetNextRecord.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)]
         lib.cuptiGetResultString.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
-        lib.cuptiGetTimestamp.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
+        try:
+            lib.cuptiGetTimestamp.argtypes = [ctypes.POINTER(ctypes.c_uint64)]
+        except AttributeError as e:  # every libcupti has it: not one
+            raise ClockError("%s is not a CUPTI library: %s" % (path, e))
         self._lib = lib
         self._buffers = {}
         # Buffers made once and handed back after CUPTI completes them: a flush completes the

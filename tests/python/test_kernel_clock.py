@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import CONTRACT_SRC, py_snippet
+from conftest import CONTRACT_SRC, ROOT, py_snippet
 
 FAKE_CUPTI_C = textwrap.dedent(r"""
     /* A stand-in for libcupti's activity API: records come from $FAKE_CUPTI_RECORDS
@@ -29,6 +29,11 @@ FAKE_CUPTI_C = textwrap.dedent(r"""
         return 0;
     }
     int cuptiActivityDisable(int kind) { if (kind >= 0 && kind < 64) enabled[kind] = 0; return 0; }
+    int cuptiGetTimestamp(uint64_t* t) {
+        const char* now = getenv("FAKE_CUPTI_NOW");
+        *t = now ? strtoull(now, NULL, 10) : 0;
+        return 0;
+    }
     int cuptiGetResultString(int r, const char** s) {
         *s = r == 17 ? "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED" : "CUPTI_ERROR_UNKNOWN";
         return 0;
@@ -112,6 +117,33 @@ def test_a_missing_library_is_a_clock_error_not_a_crash(py, fake_cupti):
             print("ClockError:", e)
     """), fake_cupti)
     assert "ClockError:" in out and "could not be loaded" in out
+
+
+def test_the_mark_is_cuptis_time_on_the_clock_of_its_records(py, fake_cupti):
+    out = py_snippet(py, textwrap.dedent("""
+        import os
+        os.environ["FAKE_CUPTI_NOW"] = "123456789012"
+        import hotkernel_contract as hc
+        print(hc.KernelClock(os.path.abspath("libcupti.so")).mark())
+    """), fake_cupti)
+    assert out.strip().splitlines()[-1] == "123456789012"
+
+
+def test_a_sample_keeps_the_records_after_the_mix_whatever_ran_around_the_prime(py, fake_cupti):
+    # The prime (10-20) and two kernels a candidate launched around it (30-60) before the first
+    # mark (100), the mix (150-160) before the second (200), the sample's calls after it: the
+    # calls' records, all of them (told apart by time, not by how many came before).
+    recs = [(10, 20), (30, 40), (50, 60), (150, 160), (210, 300), (310, 400)]
+    code = textwrap.dedent("""
+        import json, sys
+        sys.path.insert(0, %r)
+        import hotkernel_harness as hh
+        keep = hh.TrustedRun._sample_records
+        print(json.dumps([keep(None, %r, (100, 200)), keep(None, %r, (100, 200))]))
+    """) % (str(ROOT / "python"), recs, recs[3:])
+    kept, unprimed = json.loads(py_snippet(py, code, fake_cupti).strip().splitlines()[-1])
+    assert kept == [[210, 300], [310, 400]]
+    assert unprimed is None, "no record before the first mark: the prime was never seen"
 
 
 def per_call(py, d, records, calls):
