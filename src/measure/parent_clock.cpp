@@ -196,11 +196,17 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
                      calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
                      lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
     // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
-    // allowed, per GPU operation of a call, as the gap probe measured them before the import.
+    // allowed as the gap probe measured them before the import, one a call where a call's time is
+    // its first start to its last end (kernel_time_rule "span": the gaps inside it are reported),
+    // else one per GPU operation of a call (a candidate that pads its calls with tiny kernels
+    // gains no allowance under the span).
     if (kernel_clock && log.gap_nodes > 0 && log.gap_window_ms >= 0 && log.gap_busy_ms >= 0) {
         const double extra = std::max(0.0, log.gap_window_ms - b.fixed_ms - log.gap_busy_ms);
         b.gap_ms_per_op = extra / static_cast<double>(log.gap_nodes);
-        const double ops = std::clamp(num(line, "gpu_ops_per_call", 1), 1.0, lim.max_ops_per_call);
+        const auto rule = line.find("kernel_time_rule");
+        const bool span = rule != line.end() && rule->is_string() && rule->get<std::string>() == "span";
+        const double ops = span ? 1.0
+                               : std::clamp(num(line, "gpu_ops_per_call", 1), 1.0, lim.max_ops_per_call);
         b.allowance_ms += calls * ops * b.gap_ms_per_op * lim.gap_factor;
     }
     if (b.lower && b.excess_ms > b.allowance_ms) {
