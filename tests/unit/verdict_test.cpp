@@ -233,6 +233,12 @@ TEST(compare_runs, sets_of_a_call_each_differ_in_number_only_where_one_side_read
     EXPECT_FALSE(warned(compare_runs(in)));
     for (auto& r : in.candidate) r.line["rotate_k"] = 16;
     EXPECT_TRUE(warned(compare_runs(in)));
+    for (auto& r : in.baseline) r.line["rotate_k"] = 26;  // both past cache_k, within 10%
+    for (auto& r : in.candidate) r.line["rotate_k"] = 25;
+    EXPECT_FALSE(warned(compare_runs(in)));
+    for (auto& r : in.candidate) r.line["rotate_k"] = 47;  // 26 against 47: the fewer read warmer
+    EXPECT_TRUE(warned(compare_runs(in)));
+    for (auto& r : in.baseline) r.line["rotate_k"] = 55;
     for (auto* side : {&in.baseline, &in.candidate})  // lines without cache_k: any difference
         for (auto& r : *side) r.line.erase("cache_k");
     for (auto& r : in.candidate) r.line["rotate_k"] = 56;
