@@ -233,14 +233,15 @@ _X32_BIT = 0x40000000  # x86_64's x32 ABI: the same arch, syscall numbers with t
 _SECCOMP_SET_MODE_FILTER = 1
 _SECCOMP_FILTER_FLAG_TSYNC = 1
 _SECCOMP_RET_ALLOW = 0x7FFF0000
-_SECCOMP_RET_ERRNO_EPERM = 0x00050000 | 1
-_SECCOMP_RET_ERRNO_ENOSYS = 0x00050000 | 38
+_SECCOMP_RET_ERRNO = 0x00050000  # | errno: the call fails with it, unrun
+_SECCOMP_RET_ERRNO_EPERM = _SECCOMP_RET_ERRNO | 1
+_SECCOMP_RET_ERRNO_ENOSYS = _SECCOMP_RET_ERRNO | 38
 SYSV_IPC_DENIED = "semaphores and message queues denied"
 # setsid and setpgid do nothing and return 0: every process a run makes stays in the run's
 # process group, where the harness counts its CPU (a helper forked at import computes outside the
 # calls) and the sweep after the run finds it. A library that detaches a child still runs.
 _GROUP_CALLS = {"x86_64": (112, 109), "aarch64": (157, 154)}
-_SECCOMP_RET_ERRNO_NONE = 0x00050000  # errno 0: the call returns 0 without running
+_SECCOMP_RET_ERRNO_NONE = _SECCOMP_RET_ERRNO  # errno 0: the call returns 0 without running
 GROUP_KEPT = "kept (setsid and setpgid do nothing)"
 # Another process's memory or descriptors, this one's through them: ptrace, process_vm_readv,
 # process_vm_writev, pidfd_getfd. A write through process_vm_writev on the run's own pid raises
@@ -370,7 +371,7 @@ def _spawn_filter(arch, fork, vfork, clone, clone3, canary=None):
     check = []
     if canary is not None:
         check = [(_JEQ_K, 0, "not_getpid", canary[0]), (_LD_W_ABS, 0, 0, 16),
-                 (_JEQ_K, 0, "allow_getpid", canary[1]), (_RET_K, 0, 0, 0x00050000 | _CANARY_ERRNO),
+                 (_JEQ_K, 0, "allow_getpid", canary[1]), (_RET_K, 0, 0, _SECCOMP_RET_ERRNO | _CANARY_ERRNO),
                  ("label", "allow_getpid"), (_RET_K, 0, 0, _SECCOMP_RET_ALLOW), ("label", "not_getpid")]
     return _assemble(_head(arch) + check + [
         (_JEQ_K, "nosys", 0, clone3),
