@@ -84,7 +84,9 @@ std::vector<std::string> build_env(const process_spec& spec, int channel_fd) {
 
 /// posix_spawn of spec.argv with build_env(spec, chan_w), default SIGPIPE/SIGINT/SIGTERM (and
 /// SIGHUP when `detach`), an empty signal mask, and either a process group of its own or, with
-/// `detach`, setsid (no controlling terminal, out of our group). Returns 0 or posix_spawn's errno.
+/// `detach`, setsid (no controlling terminal, out of our group); every descriptor past 2 (past
+/// chan_w, the child's number of the channel, where there is one) closed. Returns 0 or
+/// posix_spawn's errno.
 int spawn_with(const std::filesystem::path& exe, const process_spec& spec, posix_spawn_file_actions_t* fa, int chan_w,
                bool detach, pid_t& pid) {
     posix_spawnattr_t attr;
@@ -105,6 +107,9 @@ int spawn_with(const std::filesystem::path& exe, const process_spec& spec, posix
         flags |= POSIX_SPAWN_SETPGROUP;
     }
     posix_spawnattr_setflags(&attr, flags);
+    // Nothing else this process holds reaches the child: a descriptor hotkernel inherited without
+    // close-on-exec (a pipe of the shell or CI runner that started it) reached the candidate.
+    posix_spawn_file_actions_addclosefrom_np(fa, chan_w >= 0 ? chan_w + 1 : 3);
 
     std::vector<std::string> argv_s = spec.argv;
     std::vector<char*> argv;
@@ -134,8 +139,7 @@ int spawn_with(const std::filesystem::path& exe, const process_spec& spec, posix
 }
 
 /// The spawn itself, shared by run() and start(): the child gets in_r/out_w/err_w as fds 0-2
-/// and, when chan_w >= 0, keeps that pipe under its own number (dup2 onto itself clears
-/// FD_CLOEXEC, POSIX 2024 / glibc >= 2.35, so only this one pipe is inherited). It starts in
+/// and, when chan_w >= 0, that pipe as fd 3, and no other descriptor. It starts in
 /// its own process group, so a timeout kills grandchildren too, with default SIGPIPE/SIGINT/
 /// SIGTERM and an empty signal mask. Returns 0 or the errno of posix_spawn.
 int spawn_in_own_group(const std::filesystem::path& exe, const process_spec& spec, int in_r, int out_w, int err_w,
@@ -145,9 +149,10 @@ int spawn_in_own_group(const std::filesystem::path& exe, const process_spec& spe
     posix_spawn_file_actions_adddup2(&fa, in_r, 0);
     posix_spawn_file_actions_adddup2(&fa, out_w, 1);
     posix_spawn_file_actions_adddup2(&fa, err_w, 2);
-    if (chan_w >= 0) posix_spawn_file_actions_adddup2(&fa, chan_w, chan_w);
+    constexpr int child_chan = 3;
+    if (chan_w >= 0) posix_spawn_file_actions_adddup2(&fa, chan_w, child_chan);
     if (!spec.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, spec.cwd.c_str());
-    const int rc = spawn_with(exe, spec, &fa, chan_w, false, pid);
+    const int rc = spawn_with(exe, spec, &fa, chan_w >= 0 ? child_chan : -1, false, pid);
     if (rc == 0) remember_child(pid);
     posix_spawn_file_actions_destroy(&fa);
     return rc;

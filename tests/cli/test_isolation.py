@@ -61,3 +61,41 @@ def test_user_start_up_files_do_not_run_unless_asked_for(target, tmp_path, warm)
     assert p.returncode == 0, p.stderr[-2000:]
     ran = {name.split("-")[0] for name in os.listdir(env["HK_ISO_MARKERS"])}
     assert ran == {"pth", "sitecustomize"}, ran
+
+
+LEAK_FD = 251
+LEAKER = '''
+import os
+try:
+    os.write(%d, b"candidate wrote to its launcher's pipe\\n")
+except OSError:
+    pass
+''' % LEAK_FD
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["forked", "fresh"])
+def test_a_descriptor_hotkernel_inherited_does_not_reach_the_candidate(target, tmp_path, warm):
+    # hotkernel started with a pipe open at fd 251 without close-on-exec (as a shell or CI runner
+    # can leave one): the candidate, which tries to write to it, must not have it.
+    py, base = target
+    cand = harness.make_candidate(tmp_path, harness.HONEST / "blank.py", base)
+    cand.write_text(LEAKER + cand.read_text())
+    r, w = os.pipe()
+    os.dup2(w, LEAK_FD)  # handed down to hotkernel by pass_fds, open in it without close-on-exec
+    os.close(w)
+    env = {"HOTKERNEL_KEEP_WARM_S": "0", "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "HOTKERNEL_CACHE_BYTES": str(1 << 20)}
+    cmd = [BIN, "--python", py, "--json", "bench", str(cand), "--n", "1"] + ([] if warm else ["--no-warm"])
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=dict(os.environ, **env),
+                           pass_fds=(LEAK_FD,))
+    finally:
+        os.close(LEAK_FD)
+    os.set_blocking(r, False)
+    try:
+        got = os.read(r, 4096)
+    except BlockingIOError:
+        got = b""
+    os.close(r)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert got == b"", "the candidate wrote to a pipe hotkernel inherited: %r" % got
