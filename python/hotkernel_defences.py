@@ -510,7 +510,10 @@ def native_changes(native, pin):
 def _differing(was, now, code_was=None, code_now=None):
     """'object.attribute' for each key of two snapshots whose value differs, added or removed;
     first, the harness's code when its two digests (given) differ. A namespace's callables (key
-    (module, "*")) name each one rebound."""
+    (module, "*")) name each one rebound. The common case, nothing changed, is one comparison in
+    C (the values are tuples of Python's own plain types: no code of the candidate's runs)."""
+    if code_was == code_now and was == now:
+        return []
     changed = []
     for key in set(was) | set(now):
         a, b = was.get(key), now.get(key)

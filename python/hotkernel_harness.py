@@ -675,18 +675,19 @@ class TrustedRun:
             per_set.append(views)
         return per_set if any(per_set) else []
 
-    def _picked(self, *groups):
+    def _picked(self, *groups, warm=True):
         """The views of MIX_SETS sets (all of them when there are fewer), picked by the harness's
         own generator before the release, one flat list per group (the timed inputs; the
-        harness's copies of them, the same sets). Each list is multiplied by 1.0 at once: the
-        mix inside the window then runs on warm code and cache lines, as in the empty samples.
-        Returns (the lists, the indices of the sets picked)."""
+        harness's copies of them, the same sets). warm: each list is multiplied by 1.0 at once, so
+        the mix inside the window runs on warm code and cache lines, as in the empty samples; off
+        where a CUPTI prime follows, which does the same (_prime_clock). Returns (the lists, the
+        indices of the sets picked)."""
         if not groups or not groups[0]:
             return [], frozenset()
         k = len(groups[0])
         picked = self._draw(range(k), MIX_SETS)
         flat = [[v for j in picked for v in per_set[j]] for per_set in groups]
-        for views in flat:
+        for views in flat if warm else ():
             if views:
                 self._foreach_mul(views, 1.0)
         return flat, frozenset(picked)
@@ -882,7 +883,7 @@ class TrustedRun:
         it). The marks are locals of the caller's, not state a candidate could move between the
         release and the records' reading."""
         self._quiet()  # (already quiet after a sample: the first sample's window is gc-free too)
-        flat, picked = self._picked(*groups)
+        flat, picked = self._picked(*groups, warm=not clock)
         primed = self._prime_clock(flat) if clock else None
         self._connection_intact()
         try:
@@ -1014,7 +1015,7 @@ class TrustedRun:
         one, tiny = self._tiny_graph(1)
         for _ in range(EMPTY_SAMPLES):
             self._collect_young()
-            flat, _ = self._picked(views)
+            flat, _ = self._picked(views, warm=not cupti)
             if cupti:
                 self._prime_clock(flat)
             secret = rel.ready("empty", 0)
@@ -1040,7 +1041,7 @@ class TrustedRun:
             p.dev_sync()
             for _ in range(GAP_SAMPLES):
                 self._collect_young()
-                flat, _ = self._picked(views)
+                flat, _ = self._picked(views, warm=False)
                 primed = self._prime_clock(flat)
                 secret = rel.ready("gap", GAP_NODES)
                 self._unquiet(window=True, collect=False)

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -192,8 +193,8 @@ clock_bound check_clock_bound(const parent_clock_log& log, const json& line, con
     b.excess_ms = median_of(excess);
     b.copy_ms = median_of(copied);
     const bool kernel_clock = timer == "cupti";
-    b.allowance_ms = (kernel_clock ? lim.cupti_abs_ms : lim.abs_ms) + (kernel_clock ? lim.cupti_frac : lim.frac) * b.window_ms +
-                     calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
+    const auto [abs_ms, frac] = kernel_clock ? std::pair{lim.cupti_abs_ms, lim.cupti_frac} : std::pair{lim.abs_ms, lim.frac};
+    b.allowance_ms = abs_ms + frac * b.window_ms + calls * b.loop_ms_per_call + 2 * b.fixed_spread_ms +
                      lim.wait_share * log.waited_ms / static_cast<double>(b.samples);
     // CUPTI reads each kernel's own time, not the gaps between a graph's nodes: those are
     // allowed as the gap probe measured them before the import, one a call where a call's time is
