@@ -7,8 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "gpu/gpu_query.h"
 #include "measure/consistency.h"
 #include "measure/measure.h"
+#include "measure/process_spread.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
 #include "measure/workloads.h"
@@ -22,6 +24,8 @@
 #include "scale/lease.h"
 #include "scale/spread.h"
 #include "stats/summary.h"
+#include "util/files.h"
+#include "util/hash.h"
 #include "util/strings.h"
 
 namespace hotkernel {
@@ -91,6 +95,36 @@ json workload_stats(const std::vector<run_record>& runs) {
         out.push_back(std::move(w));
     }
     return out;
+}
+
+bool timed_on_gpu(const json& line) {
+    const json d = line_field(line, "device");
+    return d.is_string() && starts_with_ci(d.get<std::string>(), "cuda");
+}
+
+std::optional<std::string> visible_card_uuid(tool_context& ctx) {
+    try {
+        if (auto g = visible_gpu(query_gpus(*ctx.runner, ctx.cancel))) return g->uuid;
+    } catch (const tool_error&) {
+        if (ctx.cancel.cancelled()) throw;
+    }
+    return std::nullopt;
+}
+
+/// Keeps the spread between this baseline's processes on its card, for verify's floors
+/// (measure/process_spread.h): out["process_spread"] says what was kept and where. Nothing
+/// without the card's uuid, with fewer than 3 runs or with a run not ok.
+void keep_spread(const json& result, const std::string& script, const std::optional<std::string>& uuid, json& out) {
+    const auto rec = spread_record_of_bench(result);
+    if (!rec || !uuid) return;
+    try {
+        const auto path = save_target_spread(*uuid, sha256_hex(read_file(script)), *rec);
+        if (path.empty()) return;
+        out["process_spread"] = json{{"cv_pct", (*rec)["cv_pct"]}, {"processes", (*rec)["processes"]},
+                                     {"kept", path.string()}};
+    } catch (const tool_error& e) {  // a read-only cache: the bench's figures stand, verify falls back to calibrate's
+        out["process_spread"] = json{{"cv_pct", (*rec)["cv_pct"]}, {"kept", nullptr}, {"reason", e.what()}};
+    }
 }
 
 struct bench_args {
@@ -242,6 +276,11 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
         for (const auto& r : runs) all.push_back(&r);
         report_run_findings(all, NAN, result, warnings);
     }
+    if (launcher->trusted() && timed_on_gpu(first)) {
+        std::optional<std::string> uuid = lease ? std::optional<std::string>(lease->uuid()) : std::nullopt;
+        if (!uuid) uuid = visible_card_uuid(ctx);
+        keep_spread(result, script, uuid, result);
+    }
     json run_list = json::array();
     for (const auto& r : runs) run_list.push_back(r.to_json());
     result["runs"] = run_list;
@@ -370,7 +409,9 @@ tool_spec bench_tool() {
         "{\"ok\": <bool>} for a correctness check (the last stdout line that is a JSON object with \"ms\" counts). "
         "The full record (detail=full, and always the file full_record names) adds every raw sample and each run's "
         "JSON line, and the seed when the script gives it, so a LEADERBOARD row can cite n and seed. A run that "
-        "crashes, hangs (timeout_s) or prints no such line is an error naming the run, with its stderr tail.";
+        "crashes, hangs (timeout_s) or prints no such line is an error naming the run, with its stderr tail. On a GPU, "
+        "a bench of 3 or more runs keeps the spread between them (process_spread: the cv over runs, each a process) "
+        "for this card and this baseline's bytes; verify's early stops then need an effect past it.";
     // The lean result; the full one (detail=full) has these fields too, and more.
     t.output_schema = json{
         {"type", "object"},

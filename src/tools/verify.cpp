@@ -17,6 +17,7 @@
 #include "measure/consistency.h"
 #include "measure/measure.h"
 #include "measure/pairs.h"
+#include "measure/process_spread.h"
 #include "measure/trusted_launcher.h"
 #include "measure/warm_launcher.h"
 #include "plot/save.h"
@@ -33,6 +34,8 @@
 #include "stats/stopping.h"
 #include "stats/summary.h"
 #include "store/results_store.h"
+#include "util/files.h"
+#include "util/hash.h"
 #include "util/host.h"
 #include "util/words.h"
 #include "util/strings.h"
@@ -141,31 +144,30 @@ double min_ms_of(const json& side) {
     return side.is_object() && side.value("min_ms", json()).is_number() ? side["min_ms"].get<double>() : NAN;
 }
 
-/// The spread between processes of the same code on this card: the cv calibrate measured over its
-/// processes, and the 95% upper bound of it (stats/summary.h) that verify's floors use, since a cv
-/// from 6 processes is often well under the true spread, and a target's kernel may spread more than
-/// the copy (an H100's gelu A/A verifies spread 0.042% where its calibrate measured 0.018%:
-/// bench/runs/2026-12-06-h200-verdict-times). Zeros when not measured (no GPU, no calibration).
-struct process_spread {
-    double measured = 0;  ///< a fraction of the time
-    double bound = 0;     ///< a fraction of the time
-    std::string source;
-};
-
-process_spread process_spread_of(const gpu_context& g) {
-    process_spread p;
-    if (!g.gpu || !g.gpu->uuid) return p;
+/// The spread between processes of the same code on this card: the wider of calibrate's (the
+/// cv of a copy over its processes) and bench's of this baseline (measure/process_spread.h), as
+/// 95% upper bounds: a cv from a few processes is often well under the true spread, and a
+/// target's kernel may spread far more than the copy (an H100's gelu A/A verifies differed by up
+/// to 0.31% after one ABBA cycle where its calibrate measured 0.006%:
+/// bench/runs/2026-12-06-gpu-main-checks). Zeros when neither was measured (no GPU).
+process_spread process_spread_of(const gpu_context& g, const std::string& baseline_path) {
+    if (!g.gpu || !g.gpu->uuid) return {};
+    std::optional<process_spread> calibrated, benched;
     try {
         const auto cal = read_calibration(*g.gpu->uuid);
-        const auto spread = cal ? process_spread_in(*cal) : std::nullopt;
-        if (!spread) return p;
-        p.measured = spread->cv_pct / 100.0;
-        p.bound = spread->bound_pct / 100.0;
-        p.source = fmt::format("the 95% upper bound of the {:.3g}% calibrate measured over {} processes, {}",
-                               spread->cv_pct, spread->processes, calibration_path(*g.gpu->uuid).string());
+        if (const auto spread = cal ? process_spread_in(*cal) : std::nullopt) {
+            calibrated = process_spread{
+                .measured = spread->cv_pct / 100.0, .bound = spread->bound_pct / 100.0, .processes = spread->processes,
+                .source = fmt::format("the 95% upper bound of the {:.3g}% calibrate measured over {} processes, {}",
+                                      spread->cv_pct, spread->processes, calibration_path(*g.gpu->uuid).string())};
+        }
     } catch (const tool_error&) {
     }
-    return p;
+    try {
+        benched = read_target_spread(*g.gpu->uuid, sha256_hex(read_file(baseline_path)));
+    } catch (const tool_error&) {
+    }
+    return wider_spread(calibrated, benched);
 }
 
 /// A decisive verdict whose effect is under twice the spread between processes is said so: two
@@ -279,9 +281,9 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
         });
     json clocks_before = clock_state(ctx, gpu);
     // An early decisive stop needs an effect of at least twice the spread between processes of
-    // the same code on this card (its upper bound), where calibrate measured it, and three times
-    // after one ABBA cycle (stats/stopping.h).
-    const process_spread spread = process_spread_of(gpu);
+    // the same code on this card (its upper bound), where calibrate or a bench of this baseline
+    // measured it, and three times after one ABBA cycle (stats/stopping.h).
+    const process_spread spread = process_spread_of(gpu, baseline);
     stopping_rule rule;
     rule.min_effect = 2 * spread.bound;
     rule.fast_min_effect = 3 * spread.bound;
@@ -368,6 +370,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     if (spread.bound > 0) {
         result["process_spread_pct"] = 100 * spread.measured;
         result["process_spread_bound_pct"] = 100 * spread.bound;
+        result["process_spread_source"] = spread.source;
     }
     const int protocol = line_protocol(bline);
     result["protocol"] = protocol;
@@ -594,8 +597,9 @@ std::vector<bound_param<verify_args>> verify_params() {
               {.name = "stop_early",
                .summary = "Stop when the verdict settles",
                .details = "Settled: decisive when |mean_b - mean_c| exceeds 2.5x the seed's threshold after >= 3 "
-                          "pairs and twice the spread between processes calibrate measured (its 95% upper bound; after "
-                          "2 pairs: 5x and 3x that spread, or 10x where none was measured), inconclusive once the seed's rule says so "
+                          "pairs and twice the spread between processes of the same code (the 95% upper bound of the wider "
+                          "of calibrate's and a bench of this baseline on this card; after 2 pairs: 5x and 3x that "
+                          "spread, or 10x where none was measured), inconclusive once the seed's rule says so "
                           "after >= 3, or as soon as a run prints ok=false; with workloads, every workload settled. "
                           "The verdict is the seed's rule on the pairs run.",
                .default_value = true}),

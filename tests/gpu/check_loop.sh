@@ -65,6 +65,15 @@ for w in v["warnings"]:
 print("leaderboard row:")
 print(r["row"])
 ok = v["verdict"] == "faster" and m["gpu"] is not None and m["clocks_before"].get("sm_clock_mhz") is not None
-print("PASS" if ok else "FAIL: expected verdict faster with a GPU and clock record")
+# bench kept the spread between the baseline's processes; verify's floors are at least its bound.
+import os
+ps = b.get("process_spread") or {}
+print(f"  process spread: bench's {ps}; verify's bound {v.get('process_spread_bound_pct')}% "
+      f"({v.get('process_spread_source')})")
+spread_ok = bool(ps.get("kept")) and os.path.isfile(ps["kept"]) and \
+    (v.get("process_spread_bound_pct") or 0) >= ps.get("cv_pct", float("inf"))
+ok = ok and spread_ok
+print("PASS" if ok else "FAIL: expected verdict faster with a GPU and clock record, and bench's process_spread "
+      "kept and used by verify")
 sys.exit(0 if ok else 1)
 PYEOF
