@@ -195,6 +195,7 @@ class Harness:
                 continue
             own = mod_name in self.own_modules
             for name, v in items:
+                name = _plain_name(name)
                 if callable(v):
                     snap[(mod_name, name)] = _function_print(v)
                 elif own and type(v) in CONSTANT_TYPES:
@@ -218,6 +219,7 @@ class Harness:
             except TypeError:
                 continue
             for name, v in items:
+                name = _plain_name(name)
                 if name not in keep:
                     state[(label, name)] = _fingerprint(v)
                 else:  # its value changes; what it holds must stay the harness's kind of thing
@@ -227,6 +229,7 @@ class Harness:
             # them) by identity: `hotkernel_contract.torch` rebound to a proxy whose `sub` gave
             # zeros passed every output as correct (cheats/rebind_module_global.py).
             for name, v in list(vars(self.watch[mod_name]).items()):
+                name = _plain_name(name)
                 if name in ("__warningregistry__", "__builtins__"):  # warnings add the first; builtins: critical
                     continue
                 if type(v) in CONSTANT_TYPES:
@@ -670,6 +673,14 @@ def _nested_codes(code):
 # The harness's modules besides its three: the sandbox's and the parent clock's.
 HELPER_MODULES = ("hotkernel_sandbox", "hotkernel_release")
 _CONTAINER_TYPES = (dict, list, set, bytearray, MappingProxyType)
+
+
+def _plain_name(name):
+    """An attribute's name as the snapshots key it: a str as it is; any other key (a candidate's
+    object put into a watched __dict__) as a str of its identity, so that keying, comparing and
+    naming it in a reason run none of its code (its __hash__, __eq__, __str__), and it reads as
+    a name added."""
+    return name if type(name) is str else "<a key of another type than str, at %#x>" % _oid(name)
 
 
 def _function_print(v):

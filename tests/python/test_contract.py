@@ -475,6 +475,33 @@ harness = runner.Harness(torch, hk, runner, [run.session.baseline_fn], {"run": r
 """ % str(ROOT / "python")
 
 
+def test_a_non_str_name_in_a_watched_dict_runs_no_code_and_reads_as_added(py, gelu):
+    # A key of the candidate's own class put into the run's __dict__ or a harness module's: the
+    # state comparison keyed it, and hashing or comparing it ran the candidate's code in the
+    # harness's thread between samples. Keyed by its identity now, it is a name added.
+    py_snippet(py, _HARNESS_ON_GELU + """assert harness.state_changes() == [], harness.state_changes()
+ran = []
+class Key:
+    def __hash__(self):
+        ran.append("hash"); return 1
+    def __eq__(self, other):
+        ran.append("eq"); return False
+    def __str__(self):
+        ran.append("str"); return "k"
+for where in (run.__dict__, vars(hk)):
+    key = Key()
+    where[key] = 1
+    del ran[:]
+    changed = harness.state_changes()
+    harness.changes()
+    assert any("another type than str" in c for c in changed), changed
+    assert ran == [], ran  # the harness ran none of the key's code
+    del where[key]
+assert harness.state_changes() == [], harness.state_changes()
+print("OK")
+""", gelu)
+
+
 def test_the_harness_modules_containers_are_compared_by_content_and_its_helpers_watched(py, gelu):
     # A module dict edited in place kept its identity: the audit hook's rules (SEEN) emptied so,
     # a profile hook raised no alarm (seen_rules_cleared.py). And the sandbox's module, whose
