@@ -42,7 +42,7 @@ std::optional<json> spread_record_of_bench(const json& bench_result) {
     } else if (const auto cv = finite_number(bench_result, "cv_pct")) {
         widest = *cv;
     }
-    if (!(widest >= 0)) return std::nullopt;
+    if (!(widest > 0)) return std::nullopt;  // no spread at all is a reading nothing could give
     json rec{{"cv_pct", widest}, {"processes", static_cast<std::size_t>(*n)}, {"measured_at", utc_now_iso()},
              {"method", "the cv of a bench's runs (each a process) of this baseline on this card; the largest over "
                         "its workloads"}};
@@ -55,8 +55,9 @@ std::optional<json> spread_record_of_bench(const json& bench_result) {
 std::optional<process_spread> spread_in_record(const json& record, const std::string& where) {
     const auto cv = finite_number(record, "cv_pct");
     const auto n = finite_number(record, "processes");
-    if (!cv || *cv < 0 || !n || *n < 2) return std::nullopt;
+    if (!cv || !(*cv > 0) || !n || *n < 2 || *n > 1e6) return std::nullopt;
     process_spread p;
+    p.benched = true;
     p.processes = static_cast<std::size_t>(*n);
     p.measured = *cv / 100.0;
     p.bound = spread_upper_bound(p.measured, p.processes);
@@ -99,9 +100,9 @@ std::optional<process_spread> read_target_spread(const std::string& uuid, const 
 }
 
 process_spread wider_spread(const std::optional<process_spread>& a, const std::optional<process_spread>& b) {
-    if (a && (!b || a->bound >= b->bound)) return *a;
-    if (b) return *b;
-    return {};
+    process_spread w = a && (!b || a->bound >= b->bound) ? *a : b ? *b : process_spread{};
+    w.benched = (a && a->benched) || (b && b->benched);  // a bench was there, even where the copy's is wider
+    return w;
 }
 
 }  // namespace hotkernel

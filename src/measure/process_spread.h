@@ -22,7 +22,8 @@ struct process_spread {
     double measured = 0;
     double bound = 0;
     std::size_t processes = 0;
-    std::string source;  ///< one phrase for the result and its warnings
+    std::string source;    ///< one phrase for the result and its warnings
+    bool benched = false;  ///< a bench of the target measured one (wider_spread: whichever is wider)
 };
 
 /// bench's record of a baseline's spread from its result (pure): the largest cv over its
@@ -45,7 +46,8 @@ std::filesystem::path save_target_spread(const std::string& uuid, const std::str
 /// The baseline's spread bench measured on this card; nullopt when none (or the file is not one).
 std::optional<process_spread> read_target_spread(const std::string& uuid, const std::string& script_sha256);
 
-/// The larger bound of the two (either may be absent): the one verify's floors use.
+/// The larger bound of the two (either may be absent): the one verify's floors use; benched
+/// when either was.
 process_spread wider_spread(const std::optional<process_spread>& a, const std::optional<process_spread>& b);
 
 }  // namespace hotkernel

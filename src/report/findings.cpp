@@ -55,6 +55,10 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {effect_under_process_spread, "effect_under_process_spread", W,
      "the verdict is decisive but its effect is smaller than the spread between processes of the same code",
      "treat it as noise unless it repeats: verify again, or with more pairs (--no-stop-early --n 20)"},
+    {spread_not_benched, "spread_not_benched", W,
+     "verify stopped early as decisive, by under 2%, on floors from calibrate's copy, or none: no bench of this "
+     "baseline on this card measured how much its own processes differ, which is often far more than a copy's",
+     "bench the baseline on this card first (hotkernel bench <baseline> --n 10), then verify again"},
     {parent_clock_rerun, "parent_clock_rerun", W,
      "a run was voided by the parent's clock alone (its windows outran its reported times by more than allowed) "
      "and was run again once; the rerun stands in its place",
@@ -410,6 +414,14 @@ finding effect_under_process_spread(double effect_pct, double floor_pct, std::st
                 fmt::format("the verdict is decisive but its effect ({:.3g}%) is under twice the spread between "
                             "processes of the same code ({:.3g}%: {}): verify again before believing it",
                             effect_pct, floor_pct, source));
+}
+
+finding spread_not_benched(std::string_view baseline, std::string_view source) {
+    return make(finding_id::spread_not_benched,
+                fmt::format("verify stopped early as decisive on floors from {}; no bench of {} on this card measured "
+                            "the spread between its own processes (on one H100 a gelu's was 10x the copy's, and an "
+                            "A/A verify stopped as faster at 0.31%): bench it, then verify again",
+                            shorten(source, 160), shorten(baseline, 160)));
 }
 
 finding parent_clock_rerun(std::string_view run, std::string_view why) {

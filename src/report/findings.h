@@ -34,6 +34,7 @@ enum class finding_id {
     under_roofline_floor,
     under_measured_floor,
     effect_under_process_spread,
+    spread_not_benched,
     parent_clock_rerun,
     gpu_throttled_after,
     // measured runs: bench and verify (measure/*, tools/bench.cpp, tools/verify.cpp)
@@ -162,6 +163,7 @@ finding inconclusive_within_threshold(double diff_ms, double diff_pct, double th
 finding speedup_over_10x(double speedup);
 finding under_measured_floor(std::string_view who, double min_ms, double floor_ms, double mem_gbs, std::string_view workload);
 finding effect_under_process_spread(double effect_pct, double floor_pct, std::string_view source);
+finding spread_not_benched(std::string_view baseline, std::string_view source);
 finding reported_time_exceeds_wall(std::string_view run, double ms, double iters, double wall_s);
 finding under_roofline_floor(double candidate_min_ms, std::string_view gpu, double floor_ms, double flops,
                              double bytes, std::string_view dtype);

@@ -349,6 +349,7 @@ json bench_lean(const json& r) {
         for (const auto& w : r["workloads"])
             out["workloads"].push_back(pick(w, {"name", "mean_ms", "std_ms", "min_ms", "ok"}));
     }
+    if (r.contains("process_spread")) out["process_spread"] = r["process_spread"];  // what verify's floors will use
     out.update(pick(r, {"plot", "flags", "warnings", "full_record"}));
     return round_numbers(std::move(out));
 }
@@ -410,8 +411,9 @@ tool_spec bench_tool() {
         "The full record (detail=full, and always the file full_record names) adds every raw sample and each run's "
         "JSON line, and the seed when the script gives it, so a LEADERBOARD row can cite n and seed. A run that "
         "crashes, hangs (timeout_s) or prints no such line is an error naming the run, with its stderr tail. On a GPU, "
-        "a bench of 3 or more runs keeps the spread between them (process_spread: the cv over runs, each a process) "
-        "for this card and this baseline's bytes; verify's early stops then need an effect past it.";
+        "a bench of 3 or more runs, every one ok under the trusted harness, keeps the spread between them "
+        "(process_spread: the cv over runs, each a process) for this card and this baseline's bytes; verify's early "
+        "stops then need an effect past it.";
     // The lean result; the full one (detail=full) has these fields too, and more.
     t.output_schema = json{
         {"type", "object"},

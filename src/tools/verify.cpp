@@ -365,6 +365,16 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     }
 
     check_effect_size(result, spread, warnings);
+    // A decisive early stop on a GPU, by under 2%, whose floors are not the target's own: say how
+    // to get them (a kernel's processes were seen to differ by 0.3%; a 9x win needs no floor).
+    const json& verdict = result["verdict"];
+    const double speedup = result.value("speedup", json()).is_number() ? result["speedup"].get<double>() : NAN;
+    if (gpu.gpu && launcher->trusted() && !stopped.empty() && !spread.benched &&
+        (verdict == "faster" || verdict == "slower" || verdict == "mixed") &&
+        !(std::fabs(std::log(speedup)) >= std::log(1.02)))
+        warnings.push_back(findings::spread_not_benched(
+            result["baseline_script"].get<std::string>(),
+            spread.source.empty() ? "no measured spread (10x the seed's threshold after 2 pairs)" : spread.source));
     for (const run_record& v : done.voided)
         warnings.push_back(findings::parent_clock_rerun(fmt::format("{} run {}", v.role, v.index), v.reason));
     if (spread.bound > 0) {

@@ -71,7 +71,8 @@ ps = b.get("process_spread") or {}
 print(f"  process spread: bench's {ps}; verify's bound {v.get('process_spread_bound_pct')}% "
       f"({v.get('process_spread_source')})")
 spread_ok = bool(ps.get("kept")) and os.path.isfile(ps["kept"]) and \
-    (v.get("process_spread_bound_pct") or 0) >= ps.get("cv_pct", float("inf"))
+    (v.get("process_spread_bound_pct") or 0) >= ps.get("cv_pct", float("inf")) and \
+    not any(w["id"] == "spread_not_benched" for w in v["warnings"])
 ok = ok and spread_ok
 print("PASS" if ok else "FAIL: expected verdict faster with a GPU and clock record, and bench's process_spread "
       "kept and used by verify")

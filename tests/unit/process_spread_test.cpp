@@ -66,14 +66,23 @@ TEST(ProcessSpread, TheBoundIsTheCvsUpperBoundOverItsProcesses) {
     EXPECT_DOUBLE_EQ(p->bound, spread_upper_bound(0.0006, 10));
     EXPECT_GT(p->bound, p->measured);
     EXPECT_NE(p->source.find("bench measured over 10 processes"), std::string::npos) << p->source;
+    EXPECT_TRUE(p->benched);  // the target's own: verify says nothing of a missing bench
     EXPECT_FALSE(spread_in_record(json{{"cv_pct", -1}, {"processes", 10}}, "").has_value());
     EXPECT_FALSE(spread_in_record(json{{"cv_pct", 0.06}, {"processes", 1}}, "").has_value());
+    EXPECT_FALSE(spread_in_record(json{{"cv_pct", 0.06}, {"processes", 1e30}}, "").has_value());
+    EXPECT_FALSE(spread_in_record(json{{"cv_pct", 0}, {"processes", 10}}, "").has_value());
 }
 
 TEST(ProcessSpread, VerifyTakesTheWiderOfCalibratesAndBenchs) {
     const process_spread copy{.measured = 0.00006, .bound = 0.00013, .processes = 6, .source = "calibrate"};
-    const process_spread gelu{.measured = 0.0006, .bound = 0.0009, .processes = 10, .source = "bench"};
+    const process_spread gelu{.measured = 0.0006, .bound = 0.0009, .processes = 10, .source = "bench", .benched = true};
     EXPECT_EQ(wider_spread(copy, gelu).source, "bench");
+    EXPECT_FALSE(wider_spread(copy, std::nullopt).benched);
+    // A steady kernel benched over many runs can have a narrower bound than the copy's: the copy's
+    // floors hold, and a bench was still there (verify does not ask for one).
+    const process_spread steady{.measured = 0.00002, .bound = 0.00003, .processes = 40, .source = "bench", .benched = true};
+    EXPECT_EQ(wider_spread(copy, steady).source, "calibrate");
+    EXPECT_TRUE(wider_spread(copy, steady).benched);
     EXPECT_EQ(wider_spread(gelu, copy).source, "bench");
     EXPECT_EQ(wider_spread(copy, std::nullopt).source, "calibrate");
     EXPECT_EQ(wider_spread(std::nullopt, gelu).source, "bench");
