@@ -8,6 +8,7 @@
 
 #include "stats/summary.h"
 #include "util/files.h"
+#include "util/hash.h"
 #include "store/results_store.h"
 
 namespace hotkernel {
@@ -65,6 +66,12 @@ std::optional<process_spread> spread_in_record(const json& record, const std::st
     p.source = fmt::format("the 95% upper bound of the {:.3g}% bench measured over {} processes of this baseline, {}",
                            *cv, p.processes, where);
     return p;
+}
+
+std::string baseline_key(const std::filesystem::path& script, const std::vector<std::string>& args) {
+    std::string bytes = read_file(script);
+    for (const auto& a : args) bytes += '\0' + a;  // a NUL cannot be in an argument
+    return sha256_hex(bytes);
 }
 
 std::filesystem::path target_spread_path(const std::string& uuid, const std::string& script_sha256) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "util/json.h"
 
@@ -33,6 +34,11 @@ std::optional<json> spread_record_of_bench(const json& bench_result);
 
 /// The spread a record holds (spread_record_of_bench's, as read back); nullopt when it is not one.
 std::optional<process_spread> spread_in_record(const json& record, const std::string& where);
+
+/// What a kept spread is keyed by: the SHA-256 of the baseline file's bytes and the script's
+/// arguments (an edit, or other arguments, is another baseline). Throws tool_error naming the
+/// file when it cannot be read.
+std::string baseline_key(const std::filesystem::path& script, const std::vector<std::string>& args);
 
 /// cache_dir()/spread/<uuid>/<script_sha256[:16]>.json; empty when the uuid has characters other
 /// than letters, digits and '-'.

@@ -24,8 +24,6 @@
 #include "scale/lease.h"
 #include "scale/spread.h"
 #include "stats/summary.h"
-#include "util/files.h"
-#include "util/hash.h"
 #include "util/strings.h"
 
 namespace hotkernel {
@@ -114,11 +112,12 @@ std::optional<std::string> visible_card_uuid(tool_context& ctx) {
 /// Keeps the spread between this baseline's processes on its card, for verify's floors
 /// (measure/process_spread.h): out["process_spread"] says what was kept and where. Nothing
 /// without the card's uuid, with fewer than 3 runs or with a run not ok.
-void keep_spread(const json& result, const std::string& script, const std::optional<std::string>& uuid, json& out) {
+void keep_spread(const json& result, const std::string& script, const std::vector<std::string>& args,
+                 const std::optional<std::string>& uuid, json& out) {
     const auto rec = spread_record_of_bench(result);
     if (!rec || !uuid) return;
     try {
-        const auto path = save_target_spread(*uuid, sha256_hex(read_file(script)), *rec);
+        const auto path = save_target_spread(*uuid, baseline_key(script, args), *rec);
         if (path.empty()) return;
         out["process_spread"] = json{{"cv_pct", (*rec)["cv_pct"]}, {"processes", (*rec)["processes"]},
                                      {"kept", path.string()}};
@@ -279,7 +278,7 @@ json bench_handler(const bench_args& a, tool_context& ctx) {
     if (launcher->trusted() && timed_on_gpu(first)) {
         std::optional<std::string> uuid = lease ? std::optional<std::string>(lease->uuid()) : std::nullopt;
         if (!uuid) uuid = visible_card_uuid(ctx);
-        keep_spread(result, script, uuid, result);
+        keep_spread(result, script, script_args, uuid, result);
     }
     json run_list = json::array();
     for (const auto& r : runs) run_list.push_back(r.to_json());

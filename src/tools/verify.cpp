@@ -34,8 +34,6 @@
 #include "stats/stopping.h"
 #include "stats/summary.h"
 #include "store/results_store.h"
-#include "util/files.h"
-#include "util/hash.h"
 #include "util/host.h"
 #include "util/words.h"
 #include "util/strings.h"
@@ -150,7 +148,8 @@ double min_ms_of(const json& side) {
 /// target's kernel may spread far more than the copy (an H100's gelu A/A verifies differed by up
 /// to 0.31% after one ABBA cycle where its calibrate measured 0.006%:
 /// bench/runs/2026-12-06-gpu-main-checks). Zeros when neither was measured (no GPU).
-process_spread process_spread_of(const gpu_context& g, const std::string& baseline_path) {
+process_spread process_spread_of(const gpu_context& g, const std::string& baseline_path,
+                                 const std::vector<std::string>& args) {
     if (!g.gpu || !g.gpu->uuid) return {};
     std::optional<process_spread> calibrated, benched;
     try {
@@ -164,7 +163,7 @@ process_spread process_spread_of(const gpu_context& g, const std::string& baseli
     } catch (const tool_error&) {
     }
     try {
-        benched = read_target_spread(*g.gpu->uuid, sha256_hex(read_file(baseline_path)));
+        benched = read_target_spread(*g.gpu->uuid, baseline_key(baseline_path, args));
     } catch (const tool_error&) {
     }
     return wider_spread(calibrated, benched);
@@ -283,7 +282,7 @@ json verify_handler(const verify_args& a, tool_context& ctx) {
     // An early decisive stop needs an effect of at least twice the spread between processes of
     // the same code on this card (its upper bound), where calibrate or a bench of this baseline
     // measured it, and three times after one ABBA cycle (stats/stopping.h).
-    const process_spread spread = process_spread_of(gpu, baseline);
+    const process_spread spread = process_spread_of(gpu, baseline, script_args);
     stopping_rule rule;
     rule.min_effect = 2 * spread.bound;
     rule.fast_min_effect = 3 * spread.bound;

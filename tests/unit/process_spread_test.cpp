@@ -111,3 +111,18 @@ TEST(ProcessSpread, KeptPerCardAndPerBaselineBytes) {
     write_file_atomic(path, "{not json");
     EXPECT_FALSE(read_target_spread(uuid, sha).has_value());
 }
+
+TEST(ProcessSpread, KeyedByTheBaselinesBytesAndItsArguments) {
+    const fs::path dir = make_temp_dir("hk-spread-key");
+    const fs::path script = dir / "b.py";
+    write_file_atomic(script, "print(1)\n");
+    const std::string k = baseline_key(script, {});
+    EXPECT_EQ(k.size(), 64u);
+    EXPECT_EQ(baseline_key(script, {}), k);
+    EXPECT_NE(baseline_key(script, {"--shape", "8x8"}), k);
+    EXPECT_NE(baseline_key(script, {"--shape8x8"}), baseline_key(script, {"--shape", "8x8"}));
+    write_file_atomic(script, "print(2)\n");
+    EXPECT_NE(baseline_key(script, {}), k);
+    EXPECT_THROW(baseline_key(dir / "missing.py", {}), std::exception);
+    fs::remove_all(dir);
+}
