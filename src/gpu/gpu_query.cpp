@@ -160,11 +160,14 @@ std::filesystem::path calibration_path(const std::string& uuid) {
     return cache_dir() / "calibration" / (uuid + ".json");
 }
 
+bool plain_gpu_uuid(const std::string& uuid) {
+    return !uuid.empty() && std::all_of(uuid.begin(), uuid.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
+    });
+}
+
 std::optional<json> read_calibration(const std::string& uuid) {
-    if (uuid.empty() || !std::all_of(uuid.begin(), uuid.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
-        }))
-        return std::nullopt;
+    if (!plain_gpu_uuid(uuid)) return std::nullopt;
     const auto path = calibration_path(uuid);
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;

@@ -53,6 +53,10 @@ json gpu_record_json(const gpu_record& g);
 /// Throws tool_error as query_gpus does, and when no GPU has that index.
 json query_clock_state(process_runner& runner, const cancel_token& cancel, int index);
 
+/// A GPU uuid as nvidia-smi prints it ("GPU-…": letters, digits and '-'), safe as one component
+/// of a path under cache_dir(); false for an empty one or any other character.
+bool plain_gpu_uuid(const std::string& uuid);
+
 /// cache_dir()/calibration/<uuid>.json (uuid as nvidia-smi prints it, "GPU-…").
 std::filesystem::path calibration_path(const std::string& uuid);
 

@@ -1,12 +1,13 @@
 #include "measure/process_spread.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "gpu/gpu_query.h"
 #include "stats/summary.h"
+#include "util/errors.h"
 #include "util/files.h"
 #include "util/hash.h"
 #include "store/results_store.h"
@@ -18,12 +19,6 @@ std::optional<double> finite_number(const json& j, const char* key) {
     if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
     const double v = j[key].get<double>();
     return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-bool plain_uuid(const std::string& uuid) {
-    return !uuid.empty() && std::all_of(uuid.begin(), uuid.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '-';
-    });
 }
 
 }  // namespace
@@ -75,7 +70,7 @@ std::string baseline_key(const std::filesystem::path& script, const std::vector<
 }
 
 std::filesystem::path target_spread_path(const std::string& uuid, const std::string& script_sha256) {
-    if (!plain_uuid(uuid) || script_sha256.size() < 16) return {};
+    if (!plain_gpu_uuid(uuid) || script_sha256.size() < 16) return {};
     return cache_dir() / "spread" / uuid / (script_sha256.substr(0, 16) + ".json");
 }
 
@@ -90,6 +85,20 @@ std::filesystem::path save_target_spread(const std::string& uuid, const std::str
     rec["uuid"] = uuid;
     write_file_atomic(path, dump_pretty(rec) + "\n");
     return path;
+}
+
+std::optional<process_spread> read_calibrated_spread(const std::string& uuid) {
+    try {
+        const auto cal = read_calibration(uuid);
+        const auto spread = cal ? process_spread_in(*cal) : std::nullopt;
+        if (!spread) return std::nullopt;
+        return process_spread{
+            .measured = spread->cv_pct / 100.0, .bound = spread->bound_pct / 100.0, .processes = spread->processes,
+            .source = fmt::format("the 95% upper bound of the {:.3g}% calibrate measured over {} processes, {}",
+                                  spread->cv_pct, spread->processes, calibration_path(uuid).string())};
+    } catch (const tool_error&) {  // a damaged calibration: verify's other figures say so; no floor from it
+        return std::nullopt;
+    }
 }
 
 std::optional<process_spread> read_target_spread(const std::string& uuid, const std::string& script_sha256) {

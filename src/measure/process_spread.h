@@ -49,6 +49,10 @@ std::filesystem::path target_spread_path(const std::string& uuid, const std::str
 std::filesystem::path save_target_spread(const std::string& uuid, const std::string& script_sha256,
                                          const json& record);
 
+/// The copy's spread calibrate measured on this card; nullopt when none (no calibration, one
+/// without the figure, or a file that is not one).
+std::optional<process_spread> read_calibrated_spread(const std::string& uuid);
+
 /// The baseline's spread bench measured on this card; nullopt when none (or the file is not one).
 std::optional<process_spread> read_target_spread(const std::string& uuid, const std::string& script_sha256);
 

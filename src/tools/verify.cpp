@@ -151,22 +151,12 @@ double min_ms_of(const json& side) {
 process_spread process_spread_of(const gpu_context& g, const std::string& baseline_path,
                                  const std::vector<std::string>& args) {
     if (!g.gpu || !g.gpu->uuid) return {};
-    std::optional<process_spread> calibrated, benched;
-    try {
-        const auto cal = read_calibration(*g.gpu->uuid);
-        if (const auto spread = cal ? process_spread_in(*cal) : std::nullopt) {
-            calibrated = process_spread{
-                .measured = spread->cv_pct / 100.0, .bound = spread->bound_pct / 100.0, .processes = spread->processes,
-                .source = fmt::format("the 95% upper bound of the {:.3g}% calibrate measured over {} processes, {}",
-                                      spread->cv_pct, spread->processes, calibration_path(*g.gpu->uuid).string())};
-        }
-    } catch (const tool_error&) {
-    }
+    std::optional<process_spread> benched;
     try {
         benched = read_target_spread(*g.gpu->uuid, baseline_key(baseline_path, args));
-    } catch (const tool_error&) {
+    } catch (const tool_error&) {  // the baseline unreadable: its runs will say so
     }
-    return wider_spread(calibrated, benched);
+    return wider_spread(read_calibrated_spread(*g.gpu->uuid), benched);
 }
 
 /// A decisive verdict whose effect is under twice the spread between processes is said so: two

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "gpu/gpu_query.h"
 #include "measure/process_spread.h"
 #include "stats/summary.h"
 #include "util/files.h"
@@ -125,4 +126,20 @@ TEST(ProcessSpread, KeyedByTheBaselinesBytesAndItsArguments) {
     EXPECT_NE(baseline_key(script, {}), k);
     EXPECT_THROW(baseline_key(dir / "missing.py", {}), std::exception);
     fs::remove_all(dir);
+}
+
+TEST(ProcessSpread, CalibratesCopySpreadIsReadAsItsUpperBound) {
+    temp_cache cache;
+    const std::string uuid = "GPU-11024152-b4e3-c226-dab9-a687565cea64";
+    EXPECT_FALSE(read_calibrated_spread(uuid).has_value());
+    write_file_atomic(calibration_path(uuid), R"({"mem_gbs": 3045, "process_spread_pct": 0.006})");
+    const auto p = read_calibrated_spread(uuid);
+    ASSERT_TRUE(p.has_value());
+    EXPECT_DOUBLE_EQ(p->measured, 0.00006);
+    EXPECT_DOUBLE_EQ(p->bound, spread_upper_bound(0.006, 6) / 100.0);
+    EXPECT_FALSE(p->benched);
+    EXPECT_NE(p->source.find("calibrate measured over 6 processes"), std::string::npos) << p->source;
+    write_file_atomic(calibration_path(uuid), "{not json");  // damaged: no floor from it, no throw
+    EXPECT_FALSE(read_calibrated_spread(uuid).has_value());
+    EXPECT_FALSE(read_calibrated_spread("../x").has_value());
 }
