@@ -148,6 +148,35 @@ def _graph_node_gap(l2, clock):
     return round(max(0.0, gaps[len(gaps) // 2]), 4), rows
 
 
+# A copy smaller than the card's memory does not reach its bandwidth: its kernel's ramp and tail
+# are a larger share of it. The measured floor of a workload takes the copy's bandwidth at the
+# workload's bytes (interpolated between these sizes), not the large copy's at every size.
+CURVE_BUFFER_BYTES = (4 << 20, 16 << 20, 64 << 20, 256 << 20)
+CURVE_WARMUP_S = 0.2  # the large copy before it has kept the GPU busy: its clocks are up
+
+
+def _copy_curve(dev, l2, timed_graph, free):
+    """The streaming copy (torch.mul by 1.0, the repo's graph timer) at each CURVE_BUFFER_BYTES:
+    [{bytes (read + written a call), gbs, median_ms, sets}], its inputs rotated through 3x L2
+    like a target's (so no call reads from L2)."""
+    rows = []
+    fn = lambda s, d: torch.mul(s, 1.0, out=d)  # noqa: E731
+    for b in CURVE_BUFFER_BYTES:
+        k = max(2, min(256, -(-3 * l2 // (2 * b))))
+        if 2 * b * k > free * 0.35:
+            continue
+        n = b // 4
+        sets = [(torch.empty(n, dtype=torch.float32, device=dev).uniform_(), torch.empty(n, dtype=torch.float32, device=dev))
+                for _ in range(k)]
+        calls = -(-max(20, k) // k) * k
+        _warm_up(fn, sets, CURVE_WARMUP_S, torch.cuda.synchronize)
+        ms = statistics.median(timed_graph(fn, sets, calls, SAMPLES)[0])
+        rows.append({"bytes": 2 * b, "gbs": 2 * b / (ms * 1e-3) / 1e9, "median_ms": ms, "sets": k})
+        del sets
+        torch.cuda.empty_cache()
+    return rows
+
+
 def _l2_bytes(props):
     for name in ("L2_cache_size", "l2_cache_size"):
         v = getattr(props, name, None)
@@ -295,6 +324,13 @@ def main():
     result["mem_gbs"] = good[best]["gbs"]
     result["copy_bytes_per_buffer"] = nbytes
     result["copies"] = copies
+    try:
+        curve = _copy_curve(dev, l2, timed_graph, free)
+    except Exception as ex:  # noqa: BLE001 - the floor then takes the large copy's bandwidth at every size
+        curve = []
+        warnings.append("the copy's bandwidth by size could not be measured (%r): the measured floor takes the large "
+                        "copy's at every size" % (ex,))
+    result["copy_curve"] = curve + [{"bytes": moved, "gbs": result["mem_gbs"], "sets": 1, "method": best}]
 
     # bf16 matmul 8192^3 (dense tensor-core rate); smaller when memory is short.
     m = 8192

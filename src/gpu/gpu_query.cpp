@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "gpu/roofline.h"
 #include "gpu/spec_table.h"
 #include "stats/summary.h"
 #include "util/errors.h"
@@ -184,6 +185,17 @@ std::optional<json> read_calibration(const std::string& uuid) {
                                      "re-create it with `hotkernel calibrate`",
                                      path.string()));
     return j;
+}
+
+double calibrated_gbs_at(const json& calibration, double bytes) {
+    const double ceiling = calibration.at("mem_gbs").get<double>();
+    std::vector<std::pair<double, double>> points;
+    const json curve = calibration.value("copy_curve", json());
+    if (curve.is_array())
+        for (const auto& p : curve)
+            if (p.is_object() && p.value("bytes", json()).is_number() && p.value("gbs", json()).is_number())
+                points.emplace_back(p["bytes"].get<double>(), p["gbs"].get<double>());
+    return bandwidth_at(std::move(points), bytes, ceiling);
 }
 
 std::optional<calibrated_spread> process_spread_in(const json& calibration) {

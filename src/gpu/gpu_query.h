@@ -68,7 +68,9 @@ std::filesystem::path calibration_path(const std::string& uuid);
 ///                                   //   read + written, under the repo's timer
 ///    "bf16_tflops": 720.5,          // optional: measured dense bf16 matmul rate [TFLOPS]
 ///    "measured_at": "2026-11-30T02:35:17Z",  // UTC, ISO 8601
-///    "method": "torch copy_ 1 GiB, CUDA-graph timer, median of 50"}
+///    "method": "torch copy_ 1 GiB, CUDA-graph timer, median of 50",
+///    "copy_curve": [{"bytes": 8388608, "gbs": 1650.2}, ...]}  // optional: the copy at smaller
+///                                   //   sizes (bytes a call), for the floor by size
 /// Returns nullopt when there is no file (or the uuid has characters other than letters,
 /// digits and '-'). Throws tool_error naming the file when it exists but is not such an
 /// object (mem_gbs missing or not a positive number), saying to delete or re-create it.
@@ -83,6 +85,10 @@ struct calibrated_spread {
     std::size_t processes = 0;
 };
 std::optional<calibrated_spread> process_spread_in(const json& calibration);
+
+/// The measured floor's bandwidth for a call moving `bytes`: the copy's at that size where the
+/// calibration holds a copy_curve (bandwidth_at, gpu/roofline.h), its mem_gbs otherwise.
+double calibrated_gbs_at(const json& calibration, double bytes);
 
 /// Which GPU the runs use: the one the first entry of CUDA_VISIBLE_DEVICES names (an index or a
 /// GPU-uuid prefix), the first listed when it is unset, none when it is "" or names no listed GPU.

@@ -30,4 +30,24 @@ roofline_result compute_roofline(const roofline_input& in) {
     return r;
 }
 
+double bandwidth_at(std::vector<std::pair<double, double>> points, double bytes, double ceiling) {
+    auto bad = [](const std::pair<double, double>& p) {
+        return !(std::isfinite(p.first) && p.first > 0 && std::isfinite(p.second) && p.second > 0);
+    };
+    std::erase_if(points, bad);
+    if (points.empty() || !(std::isfinite(bytes) && bytes > 0)) return ceiling;
+    std::sort(points.begin(), points.end());
+    double gbs = points.front().second;
+    if (bytes >= points.back().first) {
+        gbs = points.back().second;
+    } else if (bytes > points.front().first) {
+        const auto hi = std::upper_bound(points.begin(), points.end(), bytes,
+                                         [](double b, const std::pair<double, double>& p) { return b < p.first; });
+        const auto lo = hi - 1;
+        const double t = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+        gbs = lo->second + t * (hi->second - lo->second);
+    }
+    return std::min(gbs, ceiling);
+}
+
 }  // namespace hotkernel

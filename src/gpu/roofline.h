@@ -3,6 +3,8 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hotkernel {
 
@@ -27,5 +29,13 @@ struct roofline_result {
 /// Throws std::invalid_argument when flops < 0, bytes <= 0, or a peak/bandwidth <= 0
 /// (callers validate first and turn user mistakes into tool_errors).
 roofline_result compute_roofline(const roofline_input& in);
+
+/// A streaming copy's bandwidth at `bytes` a call [GB/s], from what calibrate measured at several
+/// sizes (`points`: bytes a call, GB/s): interpolated in log(bytes), the nearest end's beyond
+/// them, and never above `ceiling` (the large copy's mem_gbs, which the floor is at large sizes).
+/// A small copy does not reach the large one's bandwidth (its kernel's ramp and tail are a larger
+/// share of it): a kernel of that size is held to what a copy of its size does. Points that are
+/// not finite and positive are left out; none left: `ceiling`. Pure.
+double bandwidth_at(std::vector<std::pair<double, double>> points, double bytes, double ceiling);
 
 }  // namespace hotkernel

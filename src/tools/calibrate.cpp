@@ -115,6 +115,14 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
              {"torch", m.value("torch", json())},
              {"timer", m.value("timer", json())},
              {"graph_node_gap_us", m.value("graph_node_gap_us", json())}};
+    {  // the copy by size (bytes a call, GB/s): the measured floor of a workload is a copy's of its size
+        json curve = json::array();
+        for (const auto& p : m.value("copy_curve", json::array()))
+            if (p.is_object() && p.value("bytes", json()).is_number() && p.value("gbs", json()).is_number() &&
+                p["bytes"].get<double>() > 0 && p["gbs"].get<double>() > 0)
+                curve.push_back({{"bytes", p["bytes"]}, {"gbs", p["gbs"]}});
+        if (!curve.empty()) cal["copy_curve"] = std::move(curve);
+    }
     if (m.contains("process_spread") && m["process_spread"].is_object() &&
         m["process_spread"].value("cv_pct", json()).is_number())
         cal["process_spread_pct"] = m["process_spread"]["cv_pct"];
@@ -168,6 +176,12 @@ std::string calibrate_render(const json& r) {
                                r["process_spread_bound_pct"].get<double>());
         out += ")\n";
     }
+    if (r.contains("copy_curve") && r["copy_curve"].is_array() && r["copy_curve"].size() > 1) {
+        out += "streaming copy by size (the measured floor's bandwidth at a workload's bytes):";
+        for (const auto& p : r["copy_curve"])
+            out += fmt::format(" {:.0f} MiB {:.0f} GB/s;", p["bytes"].get<double>() / 1048576.0, p["gbs"].get<double>());
+        out.back() = '\n';
+    }
     out += "method: " + r.value("method", std::string()) + "\n";
     out += "cached at " + r.value("path", std::string()) + " (roofline uses it for attainable_ms_measured)\n";
     for (const auto& w : r["warnings"]) out += "warning: " + finding_message(w) + "\n";
@@ -210,6 +224,15 @@ tool_spec calibrate_tool() {
             {"description", "replay period per node of a CUDA graph of tiny kernels minus torch.profiler's kernel "
                             "duration (us, median over three kernels): what a graph-timed tiny call reads above its "
                             "kernel time; reported, not subtracted"}}},
+          {"copy_curve",
+           {{"type", "array"},
+            {"description", "the same copy at smaller sizes, rotated through 3x L2 (bytes read + written a call, "
+                            "GB/s), the large one last: verify's and roofline's measured floor take a copy's bandwidth "
+                            "at the call's bytes (interpolated), never above mem_gbs"},
+            {"items",
+             {{"type", "object"},
+              {"required", {"bytes", "gbs"}},
+              {"properties", {{"bytes", {{"type", "number"}}}, {"gbs", {{"type", "number"}}}}}}}}},
           {"path", {{"type", "string"}}},
           {"mem_pct_of_spec", {{"type", "number"}}},
           {"bf16_pct_of_spec", {{"type", "number"}}},

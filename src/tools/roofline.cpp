@@ -128,9 +128,9 @@ json run(const roofline_args& args, tool_context& ctx) {
     } else if (g.uuid) {
         try {
             if (auto cal = read_calibration(*g.uuid)) {
-                measured = (*cal)["mem_gbs"].get<double>();
-                measured_source = fmt::format("calibration cache {} (measured_at {}, method {})",
-                                              calibration_path(*g.uuid).string(),
+                measured = calibrated_gbs_at(*cal, bytes);  // a streaming copy of this size's
+                measured_source = fmt::format("calibration cache {} (a copy of {:.4g} MiB a call; measured_at {}, method {})",
+                                              calibration_path(*g.uuid).string(), bytes / 1048576.0,
                                               cal->value("measured_at", std::string("unknown")),
                                               cal->value("method", std::string("unknown")));
             }

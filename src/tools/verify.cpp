@@ -102,7 +102,7 @@ json roofline_of(const json& line, const gpu_context& g, double baseline_min_ms,
     try {
         if (g.gpu->uuid)
             if (auto cal = read_calibration(*g.gpu->uuid)) {
-                in.measured_mem_gbs = (*cal)["mem_gbs"].get<double>();
+                in.measured_mem_gbs = calibrated_gbs_at(*cal, in.bytes);  // a copy of this size's
                 measured_source = calibration_path(*g.gpu->uuid).string();
             }
     } catch (const tool_error&) {
@@ -115,6 +115,7 @@ json roofline_of(const json& line, const gpu_context& g, double baseline_min_ms,
     r["candidate_pct_of_floor"] = pct(rr.attainable_ms, candidate_min_ms);
     if (rr.attainable_ms_measured) {
         r["attainable_ms_measured"] = *rr.attainable_ms_measured;
+        r["measured_mem_gbs"] = *in.measured_mem_gbs;
         r["baseline_pct_of_measured_floor"] = pct(*rr.attainable_ms_measured, baseline_min_ms);
         r["candidate_pct_of_measured_floor"] = pct(*rr.attainable_ms_measured, candidate_min_ms);
         r["measured_source"] = measured_source;

@@ -131,6 +131,20 @@ def test_calibration_cache_supplies_measured_bandwidth(tmp_path):
     assert any(w["id"] == "calibration_unreadable" and "not valid JSON" in w["message"] for w in r["warnings"])
 
 
+def test_a_calibrated_copy_of_the_calls_size_sets_the_measured_floor(tmp_path):
+    # calibrate measured a 64 MiB copy (bytes a call) at 2125 GB/s and the large one at 4250: a call
+    # moving 64 MiB is held to what a copy of its size does, 67108864 B / 2125e9 B/s = 0.031581 ms.
+    cal = tmp_path / "cache" / "hotkernel" / "calibration" / f"{H200_UUID}.json"
+    cal.parent.mkdir(parents=True)
+    cal.write_text(json.dumps({"mem_gbs": 4250, "measured_at": "2026-11-30T02:35:17Z", "method": "copy",
+                               "copy_curve": [{"bytes": 67108864, "gbs": 2125}, {"bytes": 2147483648, "gbs": 4250}]}))
+    r = roofline("--flops", "0", "--bytes", "67108864", tmp_path=tmp_path)
+    assert near(r["measured_mem_gbs"], 2125) and near(r["attainable_ms_measured"], 0.031581)
+    assert "64 MiB a call" in r["measured_mem_gbs_source"]
+    r = roofline(*flags(MEMORY), tmp_path=tmp_path)  # 4 GiB: past the largest point, the large copy's
+    assert near(r["measured_mem_gbs"], 4250) and near(r["attainable_ms_measured"], 1.010581)
+
+
 def test_index_into_several_gpus(tmp_path):
     r = roofline("--gpu", "2", *flags(COMPUTE), scenario="multi", tmp_path=tmp_path)
     assert r["spec_key"] == "l40s" and r["gpu_index"] == 2

@@ -72,3 +72,18 @@ TEST(roofline, rejects_bad_inputs) {
     EXPECT_THROW(compute_roofline({.flops = 1, .bytes = 1, .peak_tflops = 1, .peak_mem_gbs = 1, .measured_mem_gbs = -5.0}),
                  std::invalid_argument);
 }
+
+TEST(roofline, a_copy_of_the_calls_size_sets_the_measured_bandwidth) {
+    // Measured: 8 MiB a call at 1500 GB/s, 128 MiB at 3500, 2 GiB (the large copy) at 4000.
+    const std::vector<std::pair<double, double>> curve{{2147483648.0, 4000}, {8388608.0, 1500}, {134217728.0, 3500}};
+    EXPECT_DOUBLE_EQ(bandwidth_at(curve, 8388608.0, 4000), 1500);      // at a point
+    EXPECT_DOUBLE_EQ(bandwidth_at(curve, 1048576.0, 4000), 1500);      // below the smallest: its
+    EXPECT_DOUBLE_EQ(bandwidth_at(curve, 8589934592.0, 4000), 4000);   // above the largest: its
+    // 32 MiB is half way from 8 to 128 MiB in log(bytes): 1500 + 0.5 * 2000.
+    expect_within_pct(bandwidth_at(curve, 33554432.0, 4000), 2500);
+    // Never above the large copy's (a small point that read from L2 does not raise the floor).
+    EXPECT_DOUBLE_EQ(bandwidth_at({{8388608.0, 9000}, {2147483648.0, 4000}}, 8388608.0, 4000), 4000);
+    // No usable point: the large copy's at every size.
+    EXPECT_DOUBLE_EQ(bandwidth_at({}, 8388608.0, 4000), 4000);
+    EXPECT_DOUBLE_EQ(bandwidth_at({{0.0, 100}, {1e6, -1}}, 8388608.0, 4000), 4000);
+}
