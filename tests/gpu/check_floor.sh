@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU check of the roofline of each workload: calibrate measures the streaming copy at several
-# sizes (copy_curve), and a verify of a 4-workload copy (torch.clone, 16 to 256 MiB a call) puts
+# sizes (copy_curve), and a verify of a 4-workload copy (torch.clone, 32 to 256 MiB a call) puts
 # each workload's time within 5% of the floor calibrate's copy of that size predicts
 # (pct_of_measured_floor 95-105), with no under-floor flag. Prints the curve and each
 # workload's floor. Exits 0 with SKIP when there is no GPU.
