@@ -259,6 +259,26 @@ def test_the_floor_of_an_early_stop_is_the_upper_bound_of_calibrate_s_spread(tmp
     assert out["n"] == 2 and "one ABBA cycle" in out["stopped_early"], out["stopped_early"]
 
 
+def test_verify_s_measured_floor_is_a_copy_of_the_call_s_size(tmp_path):
+    # calibrate timed a 64 MiB copy (bytes a call) at 2125 GB/s and the large one at 4250: a call
+    # moving 64 MiB has a measured floor of 67108864 B / 2125e9 B/s = 0.031581 ms, not half that,
+    # and a side at 0.04 ms is at 79% of it.
+    f = Fake(tmp_path)
+    inputs = {"roofline_inputs": {"flops": 0, "bytes": 67108864, "dtype": "bf16"}}
+    base = f.script("b.py", mean=0.04, sd=0.00001, line=inputs)
+    cand = f.script("c.py", mean=0.04, sd=0.00001, line=inputs)
+    env = with_calibrated_gpu(f, tmp_path, 0.01)
+    cal = tmp_path / "cache" / "hotkernel" / "calibration" / f"{H200_UUID}.json"
+    cal.write_text(json.dumps({**json.loads(cal.read_text()),
+                               "copy_curve": [{"bytes": 67108864, "gbs": 2125}, {"bytes": 2147483648, "gbs": 4250}]}))
+    out = hk_json("verify", base, cand, "--n", "2", "--warmup", "0", env=env)
+    r = out["roofline"]
+    assert r["measured_mem_gbs"] == pytest.approx(2125), r
+    assert r["attainable_ms_measured"] == pytest.approx(0.031581, rel=1e-4), r
+    assert r["baseline_pct_of_measured_floor"] == pytest.approx(100 * 0.031581 / 0.04, rel=0.01), r
+    assert not [x for x in out["flags"] if "floor" in x["id"]], out["flags"]
+
+
 def test_a_decisive_effect_under_twice_the_bound_is_warned_about(tmp_path):
     # cv 0.4% (bound 0.836%): a 1% slowdown that runs to the 10th pair is decisive by the seed's
     # rule, and under twice the bound (1.67%): the warning names the bound and where it came from.
