@@ -7,6 +7,8 @@
 #   gelu_targets W              the one-shape gelu bf16 16384x8192 (W/g1) and the 4-workload one,
 #                               M = 2048..16384 x K = 8192 (W/g4), each with a candidate doing 1% more
 #                               rows of work (*_slow_candidate.py)
+#   bench_gelus                 bench --n 10 of both gelu baselines (W/bench-gelu1.json, W/bench-gelu4.json,
+#                               copied to $OUT), each reported with the process spread it kept
 #   v LABEL BASELINE CANDIDATE COUNT   COUNT verifies, each reported on one line (report) and kept as W/LABEL_i.json
 #   aa_loop LABEL BASELINE CANDIDATE UNTIL_S   A/A verifies until UNTIL_S seconds after T0, then the verdicts' count
 #   floors FILE                 a verify's per-workload roofline: each side's % of the datasheet and measured floors
@@ -49,6 +51,14 @@ gelu_targets() {
     > /dev/null 2>&1; echo "new1 rc=$?"
   slower "$W/g4/gelu4_candidate.py" "$W/g4/gelu4_slow_candidate.py"
   slower "$W/g1/gelu1_candidate.py" "$W/g1/gelu1_slow_candidate.py"
+}
+
+bench_gelus() {
+  for t in g1/gelu1 g4/gelu4; do
+    timeout 90 "$HK" bench $W/${t}_baseline.py --n 10 --json > $W/bench-${t#*/}.json 2>/dev/null
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('bench', sys.argv[1].split('/')[-1], 'cv_pct', r.get('cv_pct'), [(w['name'], w.get('cv_pct')) for w in r.get('workloads', [])], 'process_spread', r.get('process_spread'))" $W/bench-${t#*/}.json
+  done
+  cp $W/bench-gelu1.json $W/bench-gelu4.json $OUT/
 }
 
 report() {  # file wall label: the verdict, its pairs, each run's wall time and the runs' median phases

@@ -14,15 +14,7 @@ BIN=${HOTKERNEL_BIN:-$ROOT/build/hotkernel}
 PY=${HOTKERNEL_PYTHON:-python3}
 OUTDIR=${OUT:-$(mktemp -d)}
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "SKIP: no NVIDIA GPU here (nvidia-smi missing or failing)"
-    exit 0
-fi
-[ -x "$BIN" ] || { echo "FAIL: no hotkernel binary at $BIN (build it, or set HOTKERNEL_BIN)"; exit 1; }
-if ! "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-    echo "FAIL: a GPU is here but $PY has no CUDA torch; set HOTKERNEL_PYTHON"
-    exit 1
-fi
+source "$ROOT/tests/gpu/gpu_preamble.sh"
 mkdir -p "$OUTDIR"
 "$BIN" --python "$PY" --json calibrate > "$OUTDIR/calibrate.json"
 "$BIN" --python "$PY" --json new torch:clone --shape MxK --dims M=1024,2048,4096,8192 --dims K=8192 \

@@ -16,15 +16,7 @@ BENCH_N=${BENCH_N:-5}
 OUTDIR=${OUT:-$(mktemp -d)}
 EX=$ROOT/examples/rmsnorm
 
-if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "SKIP: no NVIDIA GPU here (nvidia-smi missing or failing)"
-    exit 0
-fi
-[ -x "$BIN" ] || { echo "FAIL: no hotkernel binary at $BIN (build it, or set HOTKERNEL_BIN)"; exit 1; }
-if ! "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
-    echo "FAIL: a GPU is here but $PY has no CUDA torch; set HOTKERNEL_PYTHON"
-    exit 1
-fi
+source "$ROOT/tests/gpu/gpu_preamble.sh"
 mkdir -p "$OUTDIR"
 echo "== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1); python: $PY"
 

@@ -20,11 +20,7 @@ grep "process spread\|PASS\|FAIL\|verdict\|wall" $OUT/check_loop.log
 s=$(date +%s); OUT=$OUT/floor timeout 150 bash tests/gpu/check_floor.sh > $OUT/check_floor.log 2>&1; echo "check_floor rc=$? in $(( $(date +%s) - s )) s"
 cat $OUT/check_floor.log
 gelu_targets /tmp/rf
-for t in g1/gelu1 g4/gelu4; do
-  timeout 90 "$HK" bench $W/${t}_baseline.py --n 10 --json > $W/bench-${t#*/}.json 2>/dev/null
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('bench', sys.argv[1].split('/')[-1], 'cv_pct', r.get('cv_pct'), [(w['name'], w.get('cv_pct')) for w in r.get('workloads', [])], 'process_spread', r.get('process_spread'))" $W/bench-${t#*/}.json
-done
-cp $W/bench-gelu1.json $W/bench-gelu4.json $OUT/
+bench_gelus
 stamped V4first $W/g4/gelu4_baseline.py $W/g4/gelu4_slow_candidate.py; cp $W/V4first_t.json $OUT/verify4-first.json
 floors $W/V4first_t.json
 v V4 $W/g4/gelu4_baseline.py $W/g4/gelu4_slow_candidate.py 2

@@ -10,11 +10,7 @@ s=$(date +%s); timeout 120 bash tests/gpu/check_loop.sh > $OUT/check_loop.log 2>
 grep "process spread\|PASS\|FAIL\|verdict" $OUT/check_loop.log
 timeout 60 "$HK" calibrate --json > $OUT/calibrate.json 2>/dev/null; grep -o '"process_spread_pct": [0-9.e-]*' $OUT/calibrate.json
 gelu_targets /tmp/rf
-for t in g1/gelu1 g4/gelu4; do
-  timeout 90 "$HK" bench $W/${t}_baseline.py --n 10 --json > $W/bench-${t#*/}.json 2>/dev/null
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('bench', sys.argv[1].split('/')[-1], 'cv_pct', r.get('cv_pct'), [(w['name'], w.get('cv_pct')) for w in r.get('workloads', [])], 'process_spread', r.get('process_spread'))" $W/bench-${t#*/}.json
-done
-cp $W/bench-gelu1.json $W/bench-gelu4.json $OUT/
+bench_gelus
 v V1 $W/g1/gelu1_baseline.py $W/g1/gelu1_slow_candidate.py 2; cp $W/V1_1.json $OUT/verify1.json
 v V4 $W/g4/gelu4_baseline.py $W/g4/gelu4_slow_candidate.py 1; cp $W/V4_1.json $OUT/verify4.json
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print('floors', r.get('process_spread_bound_pct'), r.get('process_spread_source'), r.get('stopped_early'))" $W/V1_1.json
