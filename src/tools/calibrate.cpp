@@ -204,7 +204,9 @@ tool_spec calibrate_tool() {
         "large streaming device-to-device copy (bytes read + written, buffers >= 8x L2) and the rate of a "
         "8192^3 bf16 matrix product, and cache them per GPU UUID under the cache folder "
         "(calibration/<uuid>.json). roofline then reports attainable_ms_measured without being told "
-        "measured_mem_gbs. It also reports the gap a CUDA graph leaves between two dependent tiny kernels "
+        "measured_mem_gbs. The same copy is timed at 8-512 MiB a call too (copy_curve): a call's measured floor "
+        "takes a copy of its own size's bandwidth, since a small copy does not reach a large one's. It also "
+        "reports the gap a CUDA graph leaves between two dependent tiny kernels "
         "(events against CUPTI's kernel durations): what the events-timed graph timer (timer: cuda_graph) "
         "reads above the kernel time of a call of a few microseconds. Takes about 10-30 s; needs an NVIDIA "
         "GPU and torch with CUDA in the user's interpreter.";
