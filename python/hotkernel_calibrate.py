@@ -94,6 +94,12 @@ def _median_ms(timer, fn, sets, calls):
     return statistics.median(samples), samples
 
 
+def _rotated_sets(l2, input_bytes):
+    """How many input sets a call of `input_bytes` rotates through so that each set is read again
+    only after ~3x L2 of other traffic (the contract's rotation): 2 to 256."""
+    return max(2, min(256, -(-3 * l2 // (2 * input_bytes))))
+
+
 def _kernel_durations_us(graph, clock):
     """The kernels' own durations (us) in three replays of `graph`: from CUPTI's records through
     the contract's KernelClock, or torch.profiler's (the same records, seconds to start)."""
@@ -123,7 +129,7 @@ def _graph_node_gap(l2, clock):
     dev = torch.device("cuda", 0)
 
     def rotated(n, dtype):
-        k = max(2, min(256, -(-3 * l2 // (2 * n * torch.empty(0, dtype=dtype).element_size()))))
+        k = _rotated_sets(l2, n * torch.empty(0, dtype=dtype).element_size())
         return [(torch.randn(n, device=dev).to(dtype),) for _ in range(k)]
 
     kernels = {
@@ -162,7 +168,7 @@ def _copy_curve(dev, l2, timed_graph, free):
     rows = []
     fn = lambda s, d: torch.mul(s, 1.0, out=d)  # noqa: E731
     for b in CURVE_BUFFER_BYTES:
-        k = max(2, min(256, -(-3 * l2 // (2 * b))))
+        k = _rotated_sets(l2, b)
         if 2 * b * k > free * 0.35:
             continue
         n = b // 4

@@ -129,7 +129,8 @@ json calibrate_handler(const calibrate_args& args, tool_context& ctx) {
     json details{{"graph_gap", m.value("graph_gap", json())}, {"copies", m.value("copies", json())}, {"matmul", m.value("matmul", json())},
                  {"copy_bytes_per_buffer", m.value("copy_bytes_per_buffer", json())}, {"l2_bytes", m.value("l2_bytes", json())},
                  {"timer_source", m.value("timer_source", json())},
-                 {"process_spread", m.value("process_spread", json())}};
+                 {"process_spread", m.value("process_spread", json())},
+                 {"copy_curve", m.value("copy_curve", json())}};  // each size's median_ms and sets too
     json file = cal;
     file["details"] = details;
     const fs::path path = calibration_path(*g->uuid);
