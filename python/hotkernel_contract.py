@@ -84,6 +84,16 @@ MAX_ROTATE_K = 256
 # HOTKERNEL_SETS_BYTES raises the budget where that is worth the time.
 SETS_BUDGET_BYTES = 1 << 30
 SETS_BUDGET_SHARE = 16
+# On a GPU a sample of calls that fit SETS_BUDGET_BYTES can be short: the 1 GiB holds 4 calls of a
+# 256 MiB gelu, 0.76 ms, and the parent's clock then leaves a fake of 10% through most of the
+# time (docs/trust.md, "How tight the bound is"). Once the warm-up has timed a call, a GPU sample
+# grows toward REPLAY_BUDGET_S of calls (calls_for), one set a call, within GPU_SETS_BUDGET_BYTES
+# a run (at most 1/SETS_BUDGET_SHARE of the device's memory), which a run's workloads share: the
+# checked replays cost each set a reference and a check, so a run's checks grow with the bytes of
+# its sets, not with its shapes. At most GROW_MAX_CALLS calls: a tiny kernel's bound is set by the
+# gap allowed a graph node, which a longer sample does not tighten.
+GPU_SETS_BUDGET_BYTES = 8 << 30
+GROW_MAX_CALLS = 256
 
 # Warm-up "auto": at least WARMUP_MIN_S, then until the median pass time of the last window
 # matches the window before it within WARMUP_STEADY (clocks ramping, caches filling, lazy
@@ -115,7 +125,8 @@ WARMUP_STEADY = 0.005
 # A sample of long calls is cut to about REPLAY_BUDGET_S of calls (whole passes over the K sets,
 # at least one): a 0.5 ms call needs ~20 calls a sample, not 100, to be far above the events'
 # resolution and the graph's launch, and a run of it saves ~0.4 s. Calls shorter than
-# REPLAY_BUDGET_S / iters keep `iters`.
+# REPLAY_BUDGET_S / iters keep `iters` on a CPU; on a GPU their sample grows toward it, as far as
+# GPU_SETS_BUDGET_BYTES lets it (grow_budget).
 REPLAY_BUDGET_S = 0.01
 # Before each timed graph replay a spin of this many SM cycles (~25 us) is queued, so the start
 # event fires when the spin ends with the replay already queued behind it: an idle GPU would
@@ -381,6 +392,7 @@ class Target:
             d.update(w["fields"])
             sub = Target(d, self.base_dir)
             sub.workload_name, sub.weight = w["name"], w["weight"]
+            sub.workload_count = len(self.workloads)  # the run's GPU sets budget is shared (grow_budget)
             out.append((w["name"], sub))
         return out
 
@@ -597,27 +609,58 @@ def rotation_k(bytes_per_call, cache, rotate=True, factor=ROTATE_FACTOR, max_k=M
     return int(min(max_k, max(2, math.ceil(factor * cache / float(bytes_per_call)))))
 
 
-def sets_budget(device):
-    """Bytes the rotated input sets of one sample may take: SETS_BUDGET_BYTES, or a
-    1/SETS_BUDGET_SHARE of the device's memory (GPU) or of RAM (CPU) when that is less.
-    HOTKERNEL_SETS_BYTES overrides (probes of a longer sample; hand-tuning)."""
+def _said_sets_bytes():
+    """HOTKERNEL_SETS_BYTES as a positive int, else 0."""
     try:
-        said = int(os.environ.get("HOTKERNEL_SETS_BYTES") or 0)
+        return max(0, int(os.environ.get("HOTKERNEL_SETS_BYTES") or 0))
     except ValueError:
-        said = 0
-    if said > 0:
-        return said
-    total = None
+        return 0
+
+
+def _device_bytes(device):
+    """The device's memory (GPU) or RAM (CPU), in bytes; None when it cannot be read."""
     try:
         if str(device).startswith("cuda"):
-            total = torch.cuda.get_device_properties(torch.device(device)).total_memory
-        elif hasattr(os, "sysconf"):
-            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, RuntimeError, AttributeError):
-        total = None
+            return torch.cuda.get_device_properties(torch.device(device)).total_memory
+        if hasattr(os, "sysconf"):
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except Exception:  # no such device (a CPU build's torch.cuda asserts): the default applies
+        pass
+    return None
+
+
+def sets_budget(device):
+    """Bytes the rotated input sets of one sample may take before the warm-up: SETS_BUDGET_BYTES,
+    or a 1/SETS_BUDGET_SHARE of the device's memory (GPU) or of RAM (CPU) when that is less.
+    HOTKERNEL_SETS_BYTES overrides (probes of a longer sample; hand-tuning)."""
+    said = _said_sets_bytes()
+    if said:
+        return said
+    total = _device_bytes(device)
     if not total or total <= 0:
         return SETS_BUDGET_BYTES
     return int(min(SETS_BUDGET_BYTES, total // SETS_BUDGET_SHARE))
+
+
+def grow_budget(device, workloads=1):
+    """Bytes a sample's sets may grow to once a call is timed (calls_for): on a GPU
+    GPU_SETS_BUDGET_BYTES (at most 1/SETS_BUDGET_SHARE of its memory) shared by the run's
+    `workloads`, never less than sets_budget; on a CPU sets_budget (no growth). HOTKERNEL_SETS_BYTES
+    fixes both."""
+    plan = sets_budget(device)
+    if _said_sets_bytes() or not str(device).startswith("cuda"):
+        return plan
+    total = _device_bytes(device)
+    cap = GPU_SETS_BUDGET_BYTES if not total or total <= 0 else min(GPU_SETS_BUDGET_BYTES, total // SETS_BUDGET_SHARE)
+    return int(max(plan, cap // max(1, int(workloads))))
+
+
+def most_calls(calls, iters, set_bytes, budget, rotate=True):
+    """The most calls a sample may grow to (calls_for): one set a call within `budget` bytes, at
+    most max(iters, GROW_MAX_CALLS), never fewer than the planned `calls`. Pure."""
+    if not rotate or set_bytes <= 0:
+        return calls
+    return max(calls, min(max(iters, GROW_MAX_CALLS), int(budget // set_bytes)))
 
 
 def plan_calls(iters, k_cache, set_bytes, budget, rotate=True):
@@ -1064,17 +1107,20 @@ def warm_up(fn, sets, seconds, sync, clock=time.perf_counter, marks=None, max_s=
             return now - t0
 
 
-def calls_for(calls, k, marks):
+def calls_for(calls, k, marks, most=None):
     """Calls per sample after a warm-up whose passes over the `k` warm-up sets are `marks`:
     `calls`, or fewer when a sample of them would last over REPLAY_BUDGET_S, never fewer than `k`
-    (the sets that keep caches cold). Pure."""
+    (the sets that keep caches cold); or, up to `most`, more when a sample of them would last
+    less (a GPU's: grow_budget). Pure."""
     if not marks or k <= 0:
         return calls
     passes = sorted(p for _, p in marks)
     per_call = passes[len(passes) // 2] / float(k)
-    if per_call <= 0 or per_call * calls <= REPLAY_BUDGET_S:
+    if per_call <= 0:
         return calls
     want = max(1, int(math.ceil(REPLAY_BUDGET_S / per_call - 1e-9)))
+    if per_call * calls <= REPLAY_BUDGET_S:
+        return max(calls, min(most or calls, want))
     return min(calls, max(k, want))
 
 
@@ -1433,6 +1479,10 @@ class Session:
         self.k = self.cache_k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=self.rotates,
                                            factor=rotate_factor(self.device))
         self.calls = plan_calls(t.iters, self.k, rotated_bytes, sets_budget(self.device), rotate=self.rotates)
+        # A GPU's sample may grow once the warm-up has timed a call (calls_for); a CPU's keeps its plan.
+        self.sets_cap = grow_budget(self.device, getattr(t, "workload_count", 1))
+        self.most_calls = (most_calls(self.calls, t.iters, rotated_bytes, self.sets_cap, rotate=self.rotates)
+                           if self.is_cuda else self.calls)
         self._gen = gen
         self.timed_sets, self._shared = draw_sets(t, gen, self.device, self.k, self.derive_fn)
         self.last_set = self.last_ref = None
@@ -1527,7 +1577,7 @@ class Session:
                 except BaseException as e:
                     raise StageError("call", "during warm-up %s raised %s: %s"
                                      % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
-                res["calls_per_sample"] = self.use_calls(calls_for(self.calls, self.k, marks))
+                res["calls_per_sample"] = self.use_calls(calls_for(self.calls, self.k, marks, self.most_calls))
                 res["rotate_k"] = self.k
                 samples, last, timer, note = self._time(fn)
                 res["samples_ms"] = [round(s, 6) for s in samples]

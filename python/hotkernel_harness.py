@@ -131,13 +131,13 @@ if __name__ != "__main__":  # imported as a library (tests, probes): nothing to 
 CLOCK_PROBE_CYCLES = 200000
 # Graph replays on fresh values, at random places among the timed ones, each checked call by call.
 VERIFY_REPLAYS = 2
-# Memory allowed for the held outputs of one sample.
+# Memory allowed for the held outputs of one sample (at least the bytes its sets may grow to).
 HOLD_BUDGET_BYTES = 4 << 30
 # A checked graph replay's outputs are copied and checked after the samples, so the GPU never
 # waits for the host's check between two timed samples and needs no ramp back (hk.RAMP_S) after
 # it: on an H200 each such ramp was 0.03 s of a run, ~0.06 s of each workload's 0.15-0.2 s. The
 # copies of all checked replays must fit in this; where they do not, each is checked at once,
-# followed by a ramp, as before.
+# followed by a ramp, as before. At least twice the bytes a sample's sets may grow to.
 DEFERRED_CHECK_BYTES = 2 << 30
 # Calls per sample checked immediately after they return (before any device-wide sync).
 SPOT_CHECKS_PER_SAMPLE = 2
@@ -1092,7 +1092,7 @@ class TrustedRun:
                 self.fresh_round()
                 try:
                     res["warmup_s"] = round(self._warm_up(fn, t.warmup_s), 3)
-                    res["calls_per_sample"] = s.calls  # cut for long calls (hk.calls_for)
+                    res["calls_per_sample"] = s.calls  # cut for long calls, grown for short GPU ones (hk.calls_for)
                     res["rotate_k"] = s.k
                 except BaseException as e:
                     raise hk.StageError("call", "during warm-up %s raised %s: %s"
@@ -1239,7 +1239,7 @@ class TrustedRun:
         spent = self._warm(fn, self.session.timed_sets, seconds, self._sync, clock=self.prims.perf, marks=marks,
                            max_s=self._warmup_max_s, min_s=self._warmup_min_s, window_s=self._warmup_window_s)
         s = self.session
-        s.use_calls(self._calls_for(s.calls, s.k, marks))  # one set per call from here on
+        s.use_calls(self._calls_for(s.calls, s.k, marks, s.most_calls))  # one set per call from here on
         self._mix_views = self._secret_views()
         return spent
 
@@ -1449,7 +1449,7 @@ class TrustedRun:
     def _hold_index(self, calls):
         """Which calls' outputs to keep for checking (all, unless they would not fit)."""
         out_bytes = max(self.session.out_bytes, 1)
-        cap = max(2, int(HOLD_BUDGET_BYTES // out_bytes))
+        cap = max(2, int(max(HOLD_BUDGET_BYTES, self.session.sets_cap) // out_bytes))
         if calls <= cap:
             return frozenset(range(calls))
         return frozenset(self._draw(range(calls - 1), cap - 1)) | {calls - 1}
@@ -1818,7 +1818,7 @@ class TrustedRun:
         n_samples = self.target.samples
         checked_at = set(self._draw(range(n_samples + 1), VERIFY_REPLAYS))
         held_bytes = len(idx) * max(self.session.out_bytes, 1)
-        defer = held_bytes * len(checked_at) <= DEFERRED_CHECK_BYTES
+        defer = held_bytes * len(checked_at) <= max(DEFERRED_CHECK_BYTES, 2 * self.session.sets_cap)
         pending = []  # deferred checked replays: (number, snapshots of the held outputs, the sets, their seeds, intact, digest)
         samples, fails = [], ()  # fails: a tuple, which a finalizer cannot empty in place
         check_s = fresh_s = ramp_s = young_s = records_s = probe_s = 0.0

@@ -186,6 +186,16 @@ assert hk.calls_for(99, 3, marks([3 * budget / 10] * 5)) == 10             # not
 assert hk.calls_for(100, 2, marks([10 * budget] * 5)) == 2                 # at least the k sets
 assert hk.calls_for(100, 40, marks([40 * budget / 10] * 5)) == 40          # ... even when the budget wants 10
 assert hk.calls_for(100, 2, []) == 100 and hk.calls_for(100, 2, marks([0.0] * 3)) == 100
+# A GPU's short sample grows toward the budget, as far as `most` (its sets' memory) lets it: the
+# 0.19 ms gelu of 256 MiB sets planned at 4 calls (1 GiB) grows to 20 of the 5 GiB an H100 allows.
+assert hk.calls_for(4, 2, marks([2 * 0.00019] * 5), most=20) == 20
+assert hk.calls_for(4, 2, marks([2 * 0.00019] * 5), most=100) == 53      # 10 ms of calls
+assert hk.calls_for(4, 2, marks([2 * 0.00019] * 5)) == 4                 # no `most`: the plan
+assert hk.calls_for(100, 2, marks([2 * budget / 10] * 5), most=400) == 10  # long calls are still cut
+assert hk.most_calls(4, 100, 256 << 20, 5 << 30) == 20                   # 5 GiB of 256 MiB sets
+assert hk.most_calls(100, 100, 8 << 20, 8 << 30) == hk.GROW_MAX_CALLS    # tiny sets: the count's cap
+assert hk.most_calls(100, 100, 1 << 20, 8 << 30, rotate=False) == 100    # one set: no growth
+assert hk.most_calls(40, 100, 256 << 20, 1 << 30) == 40                  # never under the plan
 # Calls a sample and sets: one set per call, iters of them unless they do not fit the budget.
 assert hk.plan_calls(100, 2, 64 << 20, 4 << 30) == 64                # 4 GiB / 64 MiB sets
 assert hk.plan_calls(100, 24, 1 << 20, 4 << 30) == 100              # fits: iters
@@ -206,6 +216,11 @@ def slow_sync():
     t[0] += 1.0                                                        # one replay over RAMP_S
 assert hk.ramp(replay, slow_sync, clock=lambda: t[0]) == 2
 assert 0 < hk.sets_budget('cpu') <= hk.SETS_BUDGET_BYTES
+assert hk.grow_budget('cpu', 1) == hk.sets_budget('cpu')                # a CPU's sample does not grow
+import os
+os.environ["HOTKERNEL_SETS_BYTES"] = str(3 << 30)
+assert hk.sets_budget('cuda') == hk.grow_budget('cuda', 4) == 3 << 30  # said: both, whatever the workloads
+del os.environ["HOTKERNEL_SETS_BYTES"]
 for bad in ("soon", -1, 1e9):
     try:
         hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "8", "warmup_s": bad})
