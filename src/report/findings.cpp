@@ -81,7 +81,7 @@ constexpr std::array catalogue_rows = std::to_array<finding_info>({
     {invalid_utf8, "invalid_utf8", W, "a run printed bytes that are not UTF-8; they were replaced",
      "see runs[].line, and print UTF-8 only"},
     {sample_clocks_throttled, "sample_clocks_throttled", W,
-     "timed samples were followed by an SM clock reading under 90% of the reference: the GPU was throttled or "
+     "timed samples were followed by an SM clock reading under 80% of the reference: the GPU was throttled or "
      "shared while timing",
      "see sample_clocks, and rerun on an idle, cool GPU if the times matter"},
     {stray_processes, "stray_processes", W,
@@ -485,11 +485,13 @@ finding invalid_utf8(std::optional<std::size_t> run) {
 finding sample_clocks_throttled(std::size_t throttled, std::size_t samples, double threshold_mhz,
                                 double reference_mhz, double min_mhz, std::string_view runs) {
     return make(finding_id::sample_clocks_throttled,
-                fmt::format("{} of {} timed samples were followed by an SM clock reading under {:.0f} MHz (90% of "
+                fmt::format("{} of {} timed samples were followed by an SM clock reading under {:.0f} MHz ({:.0f}% of "
                             "{:.0f} MHz; lowest {:.0f} MHz) in {}: the GPU was throttled (power, heat, a clock limit) "
                             "or shared with other work while timing; see sample_clocks, and rerun on an idle, cool "
                             "GPU if the times matter",
-                            throttled, samples, threshold_mhz, reference_mhz, min_mhz, runs));
+                            throttled, samples, threshold_mhz,
+                            reference_mhz > 0 ? 100.0 * threshold_mhz / reference_mhz : 0.0, reference_mhz, min_mhz,
+                            runs));
 }
 
 finding stray_shared_memory(std::string_view run, std::size_t count, std::string_view segments) {

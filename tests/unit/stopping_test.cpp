@@ -70,15 +70,16 @@ run_record rec(const char* role, std::size_t i, json mhz) {
 }
 }  // namespace
 
-TEST(clock_check, counts_samples_under_ninety_percent_of_the_max_clock) {
-    run_record a = rec("baseline", 1, {1930, 1925, 1932});
-    run_record b = rec("candidate", 1, {1930, 1700, 1500});  // 1700 and 1500 < 0.9 * 1980 = 1782
+TEST(clock_check, counts_samples_under_eighty_percent_of_the_max_clock) {
+    // A healthy H100's dips under load (1742 MHz, 88%) are not throttling; 1500 and 1200 are.
+    run_record a = rec("baseline", 1, {1930, 1742, 1932});
+    run_record b = rec("candidate", 1, {1930, 1500, 1200});  // 1500 and 1200 < 0.8 * 1980 = 1584
     json c = check_sample_clocks({&a, &b}, 1980);
     ASSERT_TRUE(c.is_object());
     EXPECT_EQ(c["samples"], 6);
     EXPECT_EQ(c["throttled_samples"], 2);
-    EXPECT_DOUBLE_EQ(c["min_mhz"].get<double>(), 1500);
-    EXPECT_DOUBLE_EQ(c["threshold_mhz"].get<double>(), 0.9 * 1980);
+    EXPECT_DOUBLE_EQ(c["min_mhz"].get<double>(), 1200);
+    EXPECT_DOUBLE_EQ(c["threshold_mhz"].get<double>(), 0.8 * 1980);
     ASSERT_EQ(c["throttled_runs"].size(), 1u);
     EXPECT_EQ(c["throttled_runs"][0], "candidate 1 (2 of 3 samples)");
     const auto f = throttle_warning(c);
