@@ -507,8 +507,11 @@ tool_spec new_tool() {
                                     .minimum = 0,
                                     .maximum = 2147483647}),
             param(&new_args::iters, {.name = "iters",
-                                     .summary = "Calls per timing sample",
-                                     .details = "Calls per timing sample (fixed, so baseline and candidate agree).",
+                                     .summary = "Calls a timing sample plans",
+                                     .details = "Calls a timing sample plans, each on an input set of its own: fewer where "
+                                                "their sets would not fit the memory budget or the sample would last "
+                                                "over ~10 ms; on a GPU a sample of short calls grows toward ~10 ms "
+                                                "(calls_per_sample in each run's line says what it used).",
                                      .default_value = 100,
                                      .minimum = 1,
                                      .maximum = 1000000}),
