@@ -304,6 +304,8 @@ class Target:
         if self.workloads:
             d = dict(d, **self.workloads[0]["fields"])
         self.workload_name = self.workloads[0]["name"] if self.workloads else None
+        # The workloads of the run this shape is part of, which share a GPU's sets budget (grow_budget).
+        self.workload_count = max(1, len(self.workloads))
         self.shape = parse_shape(d.get("shape"))
         self.extra = parse_extra(d.get("extra"))
         self.raw_names = ["x"] + [n for n, _ in self.extra]
@@ -392,7 +394,7 @@ class Target:
             d.update(w["fields"])
             sub = Target(d, self.base_dir)
             sub.workload_name, sub.weight = w["name"], w["weight"]
-            sub.workload_count = len(self.workloads)  # the run's GPU sets budget is shared (grow_budget)
+            sub.workload_count = self.workload_count
             out.append((w["name"], sub))
         return out
 
@@ -1474,13 +1476,16 @@ class Session:
         self.bytes_per_call = (t.min_bytes if t.min_bytes else rotated_bytes) + self.out_bytes
         self.roofline_bytes = (t.min_bytes if t.min_bytes else in_bytes) + self.out_bytes
         # K sets for the warm-up (enough to keep caches cold); calls per sample as planned, each
-        # with a set of its own once use_calls() has run (same for both roles).
+        # with a set of its own once use_calls() has run: the plan is the same for both roles, a
+        # GPU's grown sample is not (calls_for sizes it by the run's own call).
         self.rotates = bool(t.rotate)
         self.k = self.cache_k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=self.rotates,
                                            factor=rotate_factor(self.device))
         self.calls = plan_calls(t.iters, self.k, rotated_bytes, sets_budget(self.device), rotate=self.rotates)
         # A GPU's sample may grow once the warm-up has timed a call (calls_for); a CPU's keeps its plan.
-        self.sets_cap = grow_budget(self.device, getattr(t, "workload_count", 1))
+        self.sets_cap = grow_budget(self.device, t.workload_count)
+        self.planned_calls = self.calls
+        self.grow_note = None
         self.most_calls = (most_calls(self.calls, t.iters, rotated_bytes, self.sets_cap, rotate=self.rotates)
                            if self.is_cuda else self.calls)
         self._gen = gen
@@ -1493,8 +1498,26 @@ class Session:
 
     def use_calls(self, calls):
         """Fixes the calls per sample (after the warm-up, see calls_for): with rotation the timed
-        sets grow or shrink to one per call, so no set repeats within a sample."""
-        self.calls = max(1, int(calls))
+        sets grow or shrink to one per call, so no set repeats within a sample. A sample grown past
+        the plan is an option, not a need: where its sets do not fit in the device's memory (the
+        candidate may hold much of it), the sample keeps the plan, and `grow_note` says so."""
+        want = max(1, int(calls))
+        if self.rotates and want > max(self.planned_calls, len(self.timed_sets)):
+            try:
+                return self._use_calls(want)
+            except RuntimeError as e:  # torch.cuda.OutOfMemoryError is one
+                if "out of memory" not in str(e).lower():
+                    raise
+            # Out of the except: the error's frames, which hold the sets drawn so far, are gone.
+            self.grow_note = ("a sample of %d calls did not fit in the device's memory; it kept the planned %d"
+                              % (want, self.planned_calls))
+            if self.is_cuda:
+                torch.cuda.empty_cache()
+            want = self.planned_calls
+        return self._use_calls(want)
+
+    def _use_calls(self, calls):
+        self.calls = calls
         if self.rotates and self.calls != len(self.timed_sets):
             if self.calls > len(self.timed_sets):
                 more, _ = draw_sets(self.target, self._gen, self.device, self.calls - len(self.timed_sets),
@@ -1578,6 +1601,8 @@ class Session:
                     raise StageError("call", "during warm-up %s raised %s: %s"
                                      % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
                 res["calls_per_sample"] = self.use_calls(calls_for(self.calls, self.k, marks, self.most_calls))
+                if self.grow_note:
+                    res["sample_note"] = self.grow_note
                 res["rotate_k"] = self.k
                 samples, last, timer, note = self._time(fn)
                 res["samples_ms"] = [round(s, 6) for s in samples]

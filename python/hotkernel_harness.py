@@ -1093,6 +1093,8 @@ class TrustedRun:
                 try:
                     res["warmup_s"] = round(self._warm_up(fn, t.warmup_s), 3)
                     res["calls_per_sample"] = s.calls  # cut for long calls, grown for short GPU ones (hk.calls_for)
+                    if s.grow_note:
+                        res["sample_note"] = s.grow_note
                     res["rotate_k"] = s.k
                 except BaseException as e:
                     raise hk.StageError("call", "during warm-up %s raised %s: %s"

@@ -136,6 +136,45 @@ print('OK', a[0].dtype, tuple(a[0].shape))
     assert "OK torch.bfloat16 (64, 128)" in out
 
 
+def test_a_sample_that_cannot_grow_keeps_its_plan(py, gelu):
+    """A grown sample is an option: where its sets do not fit in memory (the candidate may hold
+    most of it), the session keeps the planned calls and says so, instead of failing the run as
+    the candidate's warm-up error. A CPU session never grows; each workload knows how many share
+    the run's budget."""
+    out = py_snippet(py, """
+import hotkernel_contract as hk
+t = hk.Target.from_dict(hk.read_target_file('gelu_baseline.py'), '.')
+assert t.workload_count == 1
+s = hk.prepare(t)
+assert s.most_calls == s.calls == s.planned_calls and s.grow_note is None   # a CPU's plan
+real = hk.draw_sets
+def no_memory(*a, **k):
+    raise RuntimeError("CUDA out of memory. Tried to allocate 256.00 MiB")
+hk.draw_sets = no_memory
+try:
+    assert s.use_calls(s.planned_calls + 50) == s.planned_calls
+finally:
+    hk.draw_sets = real
+assert len(s.timed_sets) == s.calls == s.k and "did not fit in the device's memory" in s.grow_note, s.grow_note
+def other_error(*a, **k):
+    raise RuntimeError("a bug, not memory")
+hk.draw_sets = other_error
+try:
+    s.use_calls(s.planned_calls + 50)
+except RuntimeError as e:
+    assert "a bug" in str(e)
+else:
+    raise AssertionError("an error that is not memory was swallowed")
+finally:
+    hk.draw_sets = real
+w = hk.Target.from_dict(dict(hk.read_target_file('gelu_baseline.py'), shape='MxK',
+                             workloads=[{'M': 8, 'K': 16}, {'M': 16, 'K': 16}, {'M': 32, 'K': 16}]), '.')
+assert w.workload_count == 3 and [sub.workload_count for _, sub in w.workload_targets()] == [3, 3, 3]
+print('OK')
+""", gelu)
+    assert "OK" in out
+
+
 def test_rotation_k_function_follows_cache_and_bytes(py, gelu):
     py_snippet(py, """
 import hotkernel_contract as hk
@@ -218,9 +257,28 @@ assert hk.ramp(replay, slow_sync, clock=lambda: t[0]) == 2
 assert 0 < hk.sets_budget('cpu') <= hk.SETS_BUDGET_BYTES
 assert hk.grow_budget('cpu', 1) == hk.sets_budget('cpu')                # a CPU's sample does not grow
 import os
+said = os.environ.pop("HOTKERNEL_SETS_BYTES", None)
 os.environ["HOTKERNEL_SETS_BYTES"] = str(3 << 30)
 assert hk.sets_budget('cuda') == hk.grow_budget('cuda', 4) == 3 << 30  # said: both, whatever the workloads
 del os.environ["HOTKERNEL_SETS_BYTES"]
+# A GPU's growth budget, its memory read through _device_bytes: 8 GiB a run or a sixteenth of the
+# card, shared by the run's workloads, never under the 1 GiB plan.
+real = hk._device_bytes
+try:
+    hk._device_bytes = lambda device: 141 << 30                          # an H200
+    assert hk.grow_budget('cuda', 1) == hk.GPU_SETS_BUDGET_BYTES == 8 << 30
+    assert hk.grow_budget('cuda', 4) == 2 << 30
+    assert hk.grow_budget('cuda', 16) == hk.sets_budget('cuda') == 1 << 30  # the plan's floor
+    hk._device_bytes = lambda device: 80 << 30                           # an 80 GB card: 5 GiB
+    assert hk.grow_budget('cuda', 1) == 5 << 30 and hk.grow_budget('cuda', 4) == (5 << 30) // 4
+    hk._device_bytes = lambda device: 16 << 30                           # 16 GB: no room to grow
+    assert hk.grow_budget('cuda', 1) == hk.sets_budget('cuda') == 1 << 30
+    hk._device_bytes = lambda device: None                               # unreadable: the defaults
+    assert hk.grow_budget('cuda', 2) == 4 << 30
+finally:
+    hk._device_bytes = real
+    if said is not None:
+        os.environ["HOTKERNEL_SETS_BYTES"] = said
 for bad in ("soon", -1, 1e9):
     try:
         hk.Target({"name": "t", "from": "torch.nn.functional:gelu", "shape": "8", "warmup_s": bad})
