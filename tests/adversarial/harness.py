@@ -45,7 +45,9 @@ def torch_major(python):
 def module_flags(path):
     """NEEDS_CUDA, EXPECT, GPU_EXPECT (the outcome on the GPU, where the calls are captured once
     into a graph, when it differs), TARGET_OVERRIDES, SHAPE (a target of that shape instead of the
-    suite's small one, where a trick needs longer calls to show) and the first comment line of a body."""
+    suite's small one, where a trick needs longer calls to show), ITERS (that many calls a sample
+    for both scripts instead of the suite's 48, where a trick is judged at the default sample's
+    length) and the first comment line of a body."""
     text = Path(path).read_text()
     tree = ast.parse(text)
     vals = {}
@@ -53,13 +55,13 @@ def module_flags(path):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             name = node.targets[0].id
             if name in ("NEEDS_CUDA", "EXPECT", "TARGET_OVERRIDES", "BUILD", "DEAR_BASELINE", "PERSISTS", "CPU_ONLY",
-                        "NEEDS_TORCH2", "SHAPE", "GPU_EXPECT"):
+                        "NEEDS_TORCH2", "SHAPE", "ITERS", "GPU_EXPECT"):
                 vals[name] = ast.literal_eval(node.value)
     first = text.splitlines()[0].lstrip("# ").strip() if text else ""
     return {"needs_cuda": bool(vals.get("NEEDS_CUDA", False)), "expect": vals.get("EXPECT", "clean"),
             "overrides": vals.get("TARGET_OVERRIDES", {}), "what": first, "dear": bool(vals.get("DEAR_BASELINE")),
             "persists": bool(vals.get("PERSISTS")), "cpu_only": bool(vals.get("CPU_ONLY")),
-            "needs_torch2": bool(vals.get("NEEDS_TORCH2")), "shape": vals.get("SHAPE"),
+            "needs_torch2": bool(vals.get("NEEDS_TORCH2")), "shape": vals.get("SHAPE"), "iters": vals.get("ITERS"),
             "gpu_expect": vals.get("GPU_EXPECT") or vals.get("EXPECT", "clean")}
 
 

@@ -40,14 +40,17 @@ def target(tmp_path_factory):
 _SHAPED = {}
 
 
-def _shaped(target, shape, tmp_path_factory):
-    """The suite's target at another shape (a cheat's SHAPE), scaffolded once."""
-    if shape not in _SHAPED:
+def _shaped(target, shape, tmp_path_factory, iters=None):
+    """The suite's target at another shape (a cheat's SHAPE) or calls a sample (its ITERS),
+    scaffolded once."""
+    shape, iters = shape or "128x128", iters or 48
+    key = (target[0], shape, iters)
+    if key not in _SHAPED:
         py = target[0]
-        out = tmp_path_factory.mktemp("gelu-" + shape)
-        _SHAPED[shape] = (py, out, harness.scaffold(out, py, device="cpu", shape=shape, iters=48, samples=3,
-                                                     warmup_s=0.1))
-    return _SHAPED[shape]
+        out = tmp_path_factory.mktemp("gelu-%s-%d" % (shape, iters))
+        _SHAPED[key] = (py, out, harness.scaffold(out, py, device="cpu", shape=shape, iters=iters, samples=3,
+                                                   warmup_s=0.1))
+    return _SHAPED[key]
 
 
 def _run(target, body):
@@ -60,8 +63,8 @@ def _run(target, body):
 @pytest.mark.parametrize("body", CHEATS, ids=[p.stem for p in CHEATS])
 def test_cheat_is_caught(target, body, tmp_path_factory):
     flags = harness.module_flags(body)
-    if flags["shape"]:
-        target = _shaped(target, flags["shape"], tmp_path_factory)
+    if flags["shape"] or flags["iters"]:
+        target = _shaped(target, flags["shape"], tmp_path_factory, flags["iters"])
     if flags["needs_cuda"]:
         pytest.skip("%s needs CUDA: run tests/gpu/check_cheats.py on the GPU" % body.stem)
     if flags["dear"]:

@@ -3,6 +3,11 @@ NEEDS_CUDA = False
 BOTH_TORCH_LINES = True  # the harness's own interpreter is the target: scripts/test runs it under torch 2.x too
 EXPECT = "caught"
 CPU_ONLY = True  # it rides the CPU sample loop's running sum and its spot copies' pipeline (a GPU sample is a graph replay)
+# Judged at the default sample's length (~6 ms on a 2-core machine), not the suite's 48 calls: where
+# the copies run slow (each over CAP), nothing is left to inflate and the trick is the 15% cut alone,
+# which a ~1.2 ms sample's allowance (0.4 ms and more) holds: a loaded CI run read a clean `faster`
+# (docs/trust.md, "How tight the bound is": a short sample is nearly all allowance).
+ITERS = 256
 import sys
 import numpy as np
 import torch.nn.functional as F
