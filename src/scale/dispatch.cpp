@@ -386,6 +386,15 @@ spread_run run_spread(const spread_plan& plan, const std::vector<spread_job>& jo
             unsent.push_back(outcome_line(jobs[it->job], o));
             it = pending.erase(it);
         }
+        if (pending.empty() && !unsent.empty() && !ctx.cancel.cancelled()) {
+            // The last lines go out below the total: MCP drops a progress equal to it (it would race
+            // the answer) or sooner than a second after the one before, and the outcomes of jobs
+            // that ended since then would be lost with it.
+            const auto since = steady::now() - last_sent;
+            if (since < std::chrono::milliseconds(1050))
+                std::this_thread::sleep_for(std::chrono::milliseconds(1050) - since);
+            emit(std::min(static_cast<double>(done), static_cast<double>(total) - 0.001), true);
+        }
         emit(static_cast<double>(done), pending.empty());
         if (!pending.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
