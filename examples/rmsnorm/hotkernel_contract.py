@@ -94,6 +94,12 @@ SETS_BUDGET_SHARE = 16
 # gap allowed a graph node, which a longer sample does not tighten.
 GPU_SETS_BUDGET_BYTES = 8 << 30
 GROW_MAX_CALLS = 256
+# A CPU's sample grows too, within its sets budget: what an honest CPU sample leaves unexplained is
+# a fixed part (0.4 ms of allowance) and ~1.1 us a call of the loop between calls, so a default
+# sample of 100 calls of a 22 us gelu (2.2 ms) let a report 10% short through every time, one of
+# 448 calls (~10 ms) caught it 7 times in 10 (bench/runs/2026-12-06-cpu-grown-samples). A CPU call
+# is rarely as short as a GPU kernel's few microseconds, so its cap is higher.
+CPU_GROW_MAX_CALLS = 1024
 
 # Warm-up "auto": at least WARMUP_MIN_S, then until the median pass time of the last window
 # matches the window before it within WARMUP_STEADY (clocks ramping, caches filling, lazy
@@ -125,8 +131,8 @@ WARMUP_STEADY = 0.005
 # A sample of long calls is cut to about REPLAY_BUDGET_S of calls (whole passes over the K sets,
 # at least one): a 0.5 ms call needs ~20 calls a sample, not 100, to be far above the events'
 # resolution and the graph's launch, and a run of it saves ~0.4 s. Calls shorter than
-# REPLAY_BUDGET_S / iters keep `iters` on a CPU; on a GPU their sample grows toward it, as far as
-# GPU_SETS_BUDGET_BYTES lets it (grow_budget).
+# REPLAY_BUDGET_S / iters grow toward it, as far as the sets' budget (grow_budget) and the cap
+# on calls (GROW_MAX_CALLS, CPU_GROW_MAX_CALLS) let them.
 REPLAY_BUDGET_S = 0.01
 # Before each timed graph replay a spin of this many SM cycles (~25 us) is queued, so the start
 # event fires when the spin ends with the replay already queued behind it: an idle GPU would
@@ -647,8 +653,8 @@ def sets_budget(device):
 def grow_budget(device, workloads=1):
     """Bytes a sample's sets may grow to once a call is timed (calls_for): on a GPU
     GPU_SETS_BUDGET_BYTES (at most 1/SETS_BUDGET_SHARE of its memory) shared by the run's
-    `workloads`, never less than sets_budget; on a CPU sets_budget (no growth). HOTKERNEL_SETS_BYTES
-    fixes both."""
+    `workloads`, never less than sets_budget; on a CPU sets_budget (the plan's budget).
+    HOTKERNEL_SETS_BYTES fixes both."""
     plan = sets_budget(device)
     if _said_sets_bytes() or not str(device).startswith("cuda"):
         return plan
@@ -657,12 +663,13 @@ def grow_budget(device, workloads=1):
     return int(max(plan, cap // max(1, int(workloads))))
 
 
-def most_calls(calls, iters, set_bytes, budget, rotate=True):
+def most_calls(calls, iters, set_bytes, budget, rotate=True, cap=GROW_MAX_CALLS):
     """The most calls a sample may grow to (calls_for): one set a call within `budget` bytes, at
-    most max(iters, GROW_MAX_CALLS), never fewer than the planned `calls`. Pure."""
+    most max(iters, cap) (GROW_MAX_CALLS on a GPU, CPU_GROW_MAX_CALLS on a CPU), never fewer than
+    the planned `calls`. Pure."""
     if not rotate or set_bytes <= 0:
         return calls
-    return max(calls, min(max(iters, GROW_MAX_CALLS), int(budget // set_bytes)))
+    return max(calls, min(max(iters, cap), int(budget // set_bytes)))
 
 
 def plan_calls(iters, k_cache, set_bytes, budget, rotate=True):
@@ -1113,7 +1120,7 @@ def calls_for(calls, k, marks, most=None):
     """Calls per sample after a warm-up whose passes over the `k` warm-up sets are `marks`:
     `calls`, or fewer when a sample of them would last over REPLAY_BUDGET_S, never fewer than `k`
     (the sets that keep caches cold); or, up to `most`, more when a sample of them would last
-    less (a GPU's: grow_budget). Pure."""
+    less (grow_budget, most_calls). Pure."""
     if not marks or k <= 0:
         return calls
     passes = sorted(p for _, p in marks)
@@ -1482,12 +1489,12 @@ class Session:
         self.k = self.cache_k = rotation_k(self.bytes_per_call, self.cache_bytes, rotate=self.rotates,
                                            factor=rotate_factor(self.device))
         self.calls = plan_calls(t.iters, self.k, rotated_bytes, sets_budget(self.device), rotate=self.rotates)
-        # A GPU's sample may grow once the warm-up has timed a call (calls_for); a CPU's keeps its plan.
+        # A sample may grow once the warm-up has timed a call (calls_for).
         self.sets_cap = grow_budget(self.device, t.workload_count)
         self.planned_calls = self.calls
         self.grow_note = None
-        self.most_calls = (most_calls(self.calls, t.iters, rotated_bytes, self.sets_cap, rotate=self.rotates)
-                           if self.is_cuda else self.calls)
+        self.most_calls = most_calls(self.calls, t.iters, rotated_bytes, self.sets_cap, rotate=self.rotates,
+                                     cap=GROW_MAX_CALLS if self.is_cuda else CPU_GROW_MAX_CALLS)
         self._gen = gen
         self.timed_sets, self._shared = draw_sets(t, gen, self.device, self.k, self.derive_fn)
         self.last_set = self.last_ref = None
