@@ -510,9 +510,9 @@ tool_spec new_tool() {
                                      .summary = "Calls a timing sample plans",
                                      .details = "Calls a timing sample plans, each on an input set of its own: fewer where "
                                                 "their sets would not fit the memory budget or the sample would last "
-                                                "over ~10 ms; a sample of short calls grows toward ~10 ms (at most 256 "
-                                                "calls on a GPU, 1024 on a CPU; calls_per_sample in each run's line "
-                                                "says what it used).",
+                                                "over ~10 ms (~20 ms on a CPU); a sample of short calls grows toward "
+                                                "that (at most 256 calls on a GPU, 1024 on a CPU; calls_per_sample in "
+                                                "each run's line says what it used).",
                                      .default_value = 100,
                                      .minimum = 1,
                                      .maximum = 1000000}),

@@ -236,6 +236,12 @@ assert hk.calls_for(4, 2, marks([2 * 0.00019] * 5), most=20) == 20
 assert hk.calls_for(4, 2, marks([2 * 0.00019] * 5), most=100) == 53      # 10 ms of calls
 assert hk.calls_for(4, 2, marks([2 * 0.00019] * 5)) == 4                 # no `most`: the plan
 assert hk.calls_for(100, 2, marks([2 * budget / 10] * 5), most=400) == 10  # long calls are still cut
+# A CPU's budget is CPU_REPLAY_BUDGET_S (20 ms): its short samples grow twice as far, its long ones
+# are cut there.
+cpu = hk.CPU_REPLAY_BUDGET_S
+assert cpu == 2 * budget
+assert hk.calls_for(100, 2, marks([2 * 22e-6] * 5), most=1024, budget_s=cpu) == 910  # a 22 us gelu: 20 ms
+assert hk.calls_for(100, 2, marks([2 * cpu / 10] * 5), most=1024, budget_s=cpu) == 10  # 2 ms calls: 10
 assert hk.most_calls(4, 100, 256 << 20, 5 << 30) == 20                   # 5 GiB of 256 MiB sets
 assert hk.most_calls(100, 100, 8 << 20, 8 << 30) == hk.GROW_MAX_CALLS    # tiny sets: the count's cap
 assert hk.most_calls(100, 100, 1 << 20, 8 << 30, rotate=False) == 100    # one set: no growth
