@@ -273,6 +273,7 @@ class TrustedRun:
         self.ref_digest = self._digest(s.check_ref)
         self._warm = hk.warm_up
         self._warmup_max_s = hk.WARMUP_MAX_S if s.is_cuda else hk.WARMUP_MAX_S_CPU
+        self._replay_budget_s = hk.REPLAY_BUDGET_S if s.is_cuda else hk.CPU_REPLAY_BUDGET_S
         self._warmup_min_s, self._warmup_window_s = hk.WARMUP_MIN_S, hk.WARMUP_WINDOW_S
         self.l2 = L2Guard(s.is_cuda)
         self.l2.reset()
@@ -312,7 +313,6 @@ class TrustedRun:
         self._as_outputs = hk.as_outputs
         self._equal = torch.equal
         self._calls_for = hk.calls_for
-        self._replay_budget_s = (hk.REPLAY_BUDGET_S, hk.CPU_REPLAY_BUDGET_S)  # a GPU's, a CPU's: taken before the import
         self._start_spin_cycles = hk.START_SPIN_CYCLES
         self._per_call = hk.per_call_ms
         self._busy = hk.busy_time
@@ -1242,8 +1242,7 @@ class TrustedRun:
         spent = self._warm(fn, self.session.timed_sets, seconds, self._sync, clock=self.prims.perf, marks=marks,
                            max_s=self._warmup_max_s, min_s=self._warmup_min_s, window_s=self._warmup_window_s)
         s = self.session
-        budget_s = self._replay_budget_s[0 if s.is_cuda else 1]
-        s.use_calls(self._calls_for(s.calls, s.k, marks, s.most_calls, budget_s))  # one set per call from here on
+        s.use_calls(self._calls_for(s.calls, s.k, marks, s.most_calls, self._replay_budget_s))  # one set per call from here on
         self._mix_views = self._secret_views()
         return spent
 

@@ -1612,7 +1612,9 @@ class Session:
                 except BaseException as e:
                     raise StageError("call", "during warm-up %s raised %s: %s"
                                      % (getattr(fn, "__name__", "kernel"), type(e).__name__, e))
-                res["calls_per_sample"] = self.use_calls(calls_for(self.calls, self.k, marks, self.most_calls))
+                res["calls_per_sample"] = self.use_calls(calls_for(
+                    self.calls, self.k, marks, self.most_calls,
+                    budget_s=REPLAY_BUDGET_S if self.is_cuda else CPU_REPLAY_BUDGET_S))
                 if self.grow_note:
                     res["sample_note"] = self.grow_note
                 res["rotate_k"] = self.k

@@ -55,9 +55,9 @@ def test_blank_candidate_passes_and_prints_the_whole_line(py, gelu):
 
 
 def test_baseline_runs_and_same_seed_gives_same_numbers(py, gelu):
-    # A sample grown toward 10 ms has as many calls as the run's own timing gives it, and the last
-    # timed call's set is checked: a sets budget of one set keeps the plan, so both runs check
-    # the same sets.
+    # A grown sample (toward 20 ms on a CPU) has as many calls as the run's own timing gives it,
+    # and the last timed call's set is checked: a sets budget of one set keeps the plan, so both
+    # runs check the same sets.
     env = {"HOTKERNEL_SETS_BYTES": str(2 * 64 * 128)}
     rc1, a, err = run_script(py, gelu / "gelu_baseline.py", env=env)
     rc2, b, err2 = run_script(py, gelu / "gelu_baseline.py", env=env)
